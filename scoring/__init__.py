@@ -1,0 +1,1 @@
+"""Game rules, rounds and the game ledger (SQLite). Knows nothing about images."""

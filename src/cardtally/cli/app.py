@@ -1,0 +1,56 @@
+"""The typer application object and the single error boundary."""
+
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from ..errors import CardtallyError
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+class _ErrorBoundaryGroup(TyperGroup):
+    """Root command group: turns a :class:`CardtallyError` into ``Error: ...`` and exit 1.
+
+    Sub-groups run inside the root's ``invoke``, so this one boundary covers every command,
+    including under ``typer.testing.CliRunner``.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CardtallyError as exc:
+            typer.echo(f"Error: {exc}", err=True)
+            raise typer.Exit(1) from None
+
+
+app = typer.Typer(
+    name="cardtally",
+    cls=_ErrorBoundaryGroup,
+    context_settings=CONTEXT_SETTINGS,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def sub_app(name: str, help_text: str) -> typer.Typer:
+    """A command group (``cardtally game ...``) registered on the root app."""
+    group = typer.Typer(
+        context_settings=CONTEXT_SETTINGS,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        help=help_text,
+    )
+    app.add_typer(group, name=name)
+    return group
+
+
+def run_app() -> None:
+    """Run ``app`` (console script and ``python -m cardtally``)."""
+    app()

@@ -1,0 +1,1 @@
+"""Photos in, typed card detections out: load, detect, rectify, embed, classify, annotate."""
