@@ -1,0 +1,162 @@
+"""Decode a photo file into a bounded-size 8-bit BGR image, with clear errors for bad files.
+
+Handles EXIF orientation (phone photos), 16-bit, greyscale and alpha images; refuses files
+that are not images, truncated, empty, too small, or so large that decoding them would exhaust
+memory (the header is read before any pixel is decoded).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from cardtally.errors import CardtallyError
+
+#: Larger photos are refused before decoding (a 48 MP phone photo is 48e6 pixels).
+MAX_IMAGE_PIXELS = 120_000_000
+#: Smaller images cannot show a card strip of useful width.
+MIN_IMAGE_SIDE_PX = 32
+
+
+@dataclass(frozen=True)
+class LoadedImage:
+    """A decoded photo: ``bgr`` is (H, W, 3) uint8, upright as the camera saw it."""
+
+    path: Path
+    bgr: np.ndarray
+
+    @property
+    def image_wh(self) -> tuple[int, int]:
+        return int(self.bgr.shape[1]), int(self.bgr.shape[0])
+
+
+def _png_size(head: bytes) -> tuple[int, int] | None:
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
+        return None
+    width, height = struct.unpack(">II", head[16:24])
+    return width, height
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from the first SOF marker, without decoding."""
+    if data[:2] != b"\xff\xd8":
+        return None
+    pos = 2
+    while pos + 9 < len(data):
+        if data[pos] != 0xFF:
+            pos += 1
+            continue
+        marker = data[pos + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
+            pos += 1 if marker == 0xFF else 2
+            continue
+        (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
+            return width, height
+        pos += 2 + length
+    return None
+
+
+def _header_size(data: bytes) -> tuple[int, int] | None:
+    return _png_size(data[:32]) or _jpeg_size(data)
+
+
+def decode_image(data: bytes, path: Path) -> LoadedImage:
+    """Decode image bytes (any format OpenCV reads) into a :class:`LoadedImage`."""
+    name = path.name
+    if not data:
+        raise CardtallyError(f"{name} is empty (0 bytes); it is not a photo.")
+    size = _header_size(data)
+    if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
+        raise CardtallyError(
+            f"{name} is {size[0]}x{size[1]} pixels, too large to process safely "
+            f"(limit {MAX_IMAGE_PIXELS // 1_000_000} megapixels); resize it first."
+        )
+    buffer = np.frombuffer(data, np.uint8)
+    is_jpeg = data[:2] == b"\xff\xd8"
+    if is_jpeg and not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
+        raise CardtallyError(f"{name} is truncated (the JPEG data ends early); copy it again.")
+    # JPEG never carries alpha; for the others peek at the channels to composite alpha.
+    image = None
+    if not is_jpeg:
+        raw = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
+        if raw is not None and raw.ndim == 3 and raw.shape[2] == 4:
+            image = _composite_alpha(raw)
+    if image is None:
+        # IMREAD_COLOR applies the EXIF orientation; ANYDEPTH keeps 16-bit precision.
+        image = cv2.imdecode(buffer, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
+    if image is None:
+        raise CardtallyError(f"{name} is not an image cardtally can read (JPEG, PNG, ...).")
+    image = _to_uint8(image)
+    height, width = image.shape[:2]
+    if min(width, height) < MIN_IMAGE_SIDE_PX:
+        raise CardtallyError(
+            f"{name} is only {width}x{height} pixels; photos must be at least "
+            f"{MIN_IMAGE_SIDE_PX} pixels on each side."
+        )
+    if width * height > MAX_IMAGE_PIXELS:
+        raise CardtallyError(
+            f"{name} is {width}x{height} pixels, too large to process safely "
+            f"(limit {MAX_IMAGE_PIXELS // 1_000_000} megapixels); resize it first."
+        )
+    return LoadedImage(path=path, bgr=np.ascontiguousarray(image))
+
+
+def _composite_alpha(bgra: np.ndarray) -> np.ndarray:
+    """Put a transparent image on a neutral grey table so transparency is not black."""
+    bgra = _depth_to_uint8(bgra)
+    alpha = bgra[:, :, 3:4].astype(np.float32) / 255.0
+    grey = np.full_like(bgra[:, :, :3], 128, dtype=np.float32)
+    out = bgra[:, :, :3].astype(np.float32) * alpha + grey * (1.0 - alpha)
+    return out.round().astype(np.uint8)
+
+
+def _depth_to_uint8(image: np.ndarray) -> np.ndarray:
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    elif image.dtype != np.uint8:
+        image = np.clip(image.astype(np.float32) * (255.0 if image.max() <= 1.0 else 1.0), 0, 255)
+        image = image.astype(np.uint8)
+    return image
+
+
+def _to_uint8(image: np.ndarray) -> np.ndarray:
+    """Any depth and channel count to 8-bit BGR."""
+    image = _depth_to_uint8(image)
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        image = _composite_alpha(image)
+    return image
+
+
+def load_image(path: str | Path) -> LoadedImage:
+    """Read and decode a photo file; raise :class:`CardtallyError` with a clear reason if not."""
+    path = Path(path)
+    if not path.exists():
+        raise CardtallyError(f"No such file: {path}")
+    if path.is_dir():
+        raise CardtallyError(f"{path} is a folder, not a photo.")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CardtallyError(f"Cannot read {path}: {exc.strerror}.") from None
+    return decode_image(data, path)
+
+
+def resize_to_long_side(bgr: np.ndarray, long_side_px: int) -> tuple[np.ndarray, float]:
+    """Downscale (never upscale) so the long side is at most ``long_side_px``.
+
+    Returns the image and the factor ``original / resized`` to map coordinates back.
+    """
+    height, width = bgr.shape[:2]
+    scale = long_side_px / max(width, height)
+    if scale >= 1.0:
+        return bgr, 1.0
+    size_wh = (max(1, round(width * scale)), max(1, round(height * scale)))
+    return cv2.resize(bgr, size_wh, interpolation=cv2.INTER_AREA), 1.0 / scale
