@@ -1,0 +1,1 @@
+"""Card detector: network, training data, training loop and ONNX export (torch: offline only)."""

@@ -1,0 +1,71 @@
+"""Training batches for the detector, rendered on the fly by the synthetic scene engine.
+
+Each sample is a random crop of a freshly rendered scene; card sizes span what the detector
+sees at inference (long side ~50-400 px in the processed image), so the seed alone fixes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import torch
+
+from ..synth.scene import SceneOptions, render_scene
+from .targets import detector_targets
+
+PRESETS = ("mixed", "mixed", "rows", "rows", "pile", "fan", "spread")
+
+
+def render_sample(seed: int, crop_px: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """One training crop: RGB float image (3, crop, crop) and its target maps."""
+    rng = np.random.default_rng(seed)
+    preset = PRESETS[int(rng.integers(len(PRESETS)))]
+    # The scene size sets the card size in pixels: small scenes with few cards give big cards.
+    side = int(rng.integers(crop_px, 3 * crop_px))
+    aspect = float(rng.uniform(0.6, 1.0))
+    image_wh = (side, max(crop_px, int(side * aspect)))
+    n_max = int(rng.integers(6, 60))
+    options = SceneOptions(
+        preset=preset,
+        n_decks=int(rng.integers(2, 9)),
+        families=bool(rng.random() < 0.3),
+        n_cards=(3, n_max),
+        image_wh=image_wh,
+        min_strip_px=8.0,
+    )
+    scene = render_scene(seed, options)
+    height, width = scene.image.shape[:2]
+    y0 = int(rng.integers(0, height - crop_px + 1))
+    x0 = int(rng.integers(0, width - crop_px + 1))
+    image = scene.image[y0 : y0 + crop_px, x0 : x0 + crop_px]
+    owner = scene.owner_map[y0 : y0 + crop_px, x0 : x0 + crop_px]
+    quads = [card.quad_xy - np.array([x0, y0], np.float32) for card in scene.cards]
+    targets = detector_targets(owner, quads)
+    rgb = image[:, :, ::-1].astype(np.float32) / 255.0
+    maps = {
+        "foreground": targets.foreground,
+        "edge": targets.edge,
+        "centre": targets.centre,
+        "orient": targets.orient,
+    }
+    return np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps
+
+
+class RenderedCrops(torch.utils.data.IterableDataset):
+    """An endless, seeded stream of rendered crops starting at sample ``start``."""
+
+    def __init__(self, base_seed: int, start: int, crop_px: int) -> None:
+        super().__init__()
+        self.base_seed = base_seed
+        self.start = start
+        self.crop_px = crop_px
+
+    def __iter__(self) -> Iterator[tuple[torch.Tensor, dict[str, torch.Tensor]]]:
+        info = torch.utils.data.get_worker_info()
+        worker, n_workers = (info.id, info.num_workers) if info else (0, 1)
+        index = self.start + worker
+        while True:
+            image, maps = render_sample(self.base_seed * 10_000_000 + index, self.crop_px)
+            yield torch.from_numpy(image), {k: torch.from_numpy(v) for k, v in maps.items()}
+            index += n_workers

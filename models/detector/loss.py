@@ -1,0 +1,38 @@
+"""Detector losses: BCE for masks, CenterNet focal loss for centre peaks, masked L1 orientation."""
+
+from __future__ import annotations
+
+import torch
+from torch.nn import functional as F
+
+
+def centre_focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Penalty-reduced focal loss (CenterNet): peaks are where target == 1."""
+    prob = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    is_peak = target.ge(0.999).float()
+    pos = -torch.log(prob) * (1 - prob) ** 2 * is_peak
+    neg = -torch.log(1 - prob) * prob**2 * (1 - target) ** 4 * (1 - is_peak)
+    n_peaks = is_peak.sum().clamp(min=1.0)
+    return (pos.sum() + neg.sum()) / n_peaks
+
+
+def detector_loss(
+    out: torch.Tensor, maps: dict[str, torch.Tensor]
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Total loss and its parts for logging. ``out`` is (N, 5, h, w) from CardNet."""
+    fg_t, edge_t = maps["foreground"], maps["edge"]
+    fg = F.binary_cross_entropy_with_logits(out[:, 0], fg_t)
+    edge = F.binary_cross_entropy_with_logits(
+        out[:, 1], edge_t, pos_weight=torch.tensor(3.0, device=out.device)
+    )
+    centre = centre_focal_loss(out[:, 2], maps["centre"])
+    orient_err = (out[:, 3:5] - maps["orient"]).abs().sum(dim=1)
+    orient = (orient_err * fg_t).sum() / fg_t.sum().clamp(min=1.0)
+    total = fg + 2.0 * edge + centre + 0.5 * orient
+    parts = {
+        "fg": float(fg),
+        "edge": float(edge),
+        "centre": float(centre),
+        "orient": float(orient),
+    }
+    return total, parts

@@ -1,0 +1,111 @@
+"""Per-pixel training targets for the detector, computed from a scene's owner map.
+
+The owner map says which card is on top at each pixel (-1 = table); everything the network
+learns is derived from it, so the labels stay exact under any camera warp the renderer applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .net import OUTPUT_STRIDE
+
+
+@dataclass(frozen=True)
+class DetectorTargets:
+    """Targets at output resolution (h, w) = input // stride."""
+
+    foreground: np.ndarray  # (h, w) float32 0/1
+    edge: np.ndarray  # (h, w) float32 0/1, physical card boundaries
+    centre: np.ndarray  # (h, w) float32 Gaussian peaks, exactly 1.0 at each card's centre
+    orient: np.ndarray  # (2, h, w) float32 cos/sin of twice the long-axis angle
+    centres_xy: np.ndarray  # (n, 2) float32 centre points in output pixels
+
+
+def boundary_mask(owner_map: np.ndarray) -> np.ndarray:
+    """Pixels whose right or lower neighbour belongs to another card or to the table."""
+    edge = np.zeros(owner_map.shape, bool)
+    diff_x = owner_map[:, 1:] != owner_map[:, :-1]
+    diff_y = owner_map[1:, :] != owner_map[:-1, :]
+    edge[:, 1:] |= diff_x
+    edge[:, :-1] |= diff_x
+    edge[1:, :] |= diff_y
+    edge[:-1, :] |= diff_y
+    return edge
+
+
+def visible_part_centre(mask: np.ndarray) -> tuple[float, float, float]:
+    """A well-defined point inside a visible part, and its half-width in pixels.
+
+    The centroid of an L-shaped part can fall outside it, and the farthest-from-boundary point is
+    ambiguous along a straight strip; so take, among the points at least 60% as deep as the
+    deepest, the one nearest the centroid. Returns (x, y, depth_px).
+    """
+    depth = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
+    deepest = float(depth.max())
+    ys, xs = np.nonzero(mask)
+    centroid = np.array([xs.mean(), ys.mean()])
+    cand_y, cand_x = np.nonzero(depth >= 0.6 * deepest)
+    dist2 = (cand_x - centroid[0]) ** 2 + (cand_y - centroid[1]) ** 2
+    k = int(np.argmin(dist2))
+    return float(cand_x[k]), float(cand_y[k]), deepest
+
+
+def long_axis_angle_rad(quad_xy: np.ndarray) -> float:
+    """Angle of the card's long axis in the image (radians, mod pi)."""
+    quad = np.asarray(quad_xy, np.float64)
+    side_a = (quad[1] - quad[0] + quad[2] - quad[3]) / 2
+    side_b = (quad[2] - quad[1] + quad[3] - quad[0]) / 2
+    along = side_a if np.hypot(*side_a) >= np.hypot(*side_b) else side_b
+    return float(np.arctan2(along[1], along[0]) % np.pi)
+
+
+def detector_targets(
+    owner_map: np.ndarray, quads_xy: list[np.ndarray] | np.ndarray, stride: int = OUTPUT_STRIDE
+) -> DetectorTargets:
+    """Build the detector's targets from a full-resolution owner map and each card's quad."""
+    edge_full = boundary_mask(owner_map)
+    height, width = owner_map.shape
+    out_h, out_w = height // stride, width // stride
+    owner = owner_map[stride // 2 :: stride, stride // 2 :: stride][:out_h, :out_w]
+    # An output pixel is an edge if any input pixel under it is.
+    edge = (
+        edge_full[: out_h * stride, : out_w * stride]
+        .reshape(out_h, stride, out_w, stride)
+        .any(axis=(1, 3))
+    )
+    foreground = (owner >= 0).astype(np.float32)
+    centre = np.zeros((out_h, out_w), np.float32)
+    orient = np.zeros((2, out_h, out_w), np.float32)
+    centres: list[tuple[float, float]] = []
+    yy, xx = np.mgrid[0:out_h, 0:out_w]
+    for card_index in np.unique(owner[owner >= 0]):
+        mask = owner == card_index
+        ys, xs = np.nonzero(mask)
+        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+        # Pad by one so the distance transform sees the boundary.
+        sub = np.zeros((y1 - y0 + 2, x1 - x0 + 2), bool)
+        sub[1:-1, 1:-1] = mask[y0:y1, x0:x1]
+        cx, cy, depth = visible_part_centre(sub)
+        cx, cy = cx - 1 + x0, cy - 1 + y0
+        centres.append((cx, cy))
+        sigma = float(np.clip(depth / 2.0, 1.0, 4.0))
+        r = int(3 * sigma) + 1
+        ya, yb = max(0, int(cy) - r), min(out_h, int(cy) + r + 1)
+        xa, xb = max(0, int(cx) - r), min(out_w, int(cx) + r + 1)
+        blob = np.exp(-((xx[ya:yb, xa:xb] - cx) ** 2 + (yy[ya:yb, xa:xb] - cy) ** 2) / (2 * sigma**2))
+        np.maximum(centre[ya:yb, xa:xb], blob.astype(np.float32), out=centre[ya:yb, xa:xb])
+        centre[int(round(cy)), int(round(cx))] = 1.0
+        theta = long_axis_angle_rad(quads_xy[int(card_index)])
+        orient[0][mask] = np.cos(2 * theta)
+        orient[1][mask] = np.sin(2 * theta)
+    return DetectorTargets(
+        foreground=foreground,
+        edge=edge.astype(np.float32),
+        centre=centre,
+        orient=orient,
+        centres_xy=np.array(centres, np.float32).reshape(-1, 2),
+    )

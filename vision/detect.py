@@ -1,0 +1,170 @@
+"""Find every card in a photo with the shipped ONNX detector.
+
+The network predicts, at half resolution, card foreground, physical card edges, a peak at a
+point inside each card's visible part, and the card's orientation. Each centre peak is one card;
+a marker-controlled watershed over the edge map gives each card its visible region, from which
+the visible polygon, the strip width and the orientation are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from .detections import CardDetections
+from .geometry import CARD_ASPECT, order_quad
+from .load import resize_to_long_side
+from .onnx_session import load_packaged_model
+
+DETECTOR_FILE = "card_detector.onnx"
+OUTPUT_STRIDE = 2
+#: Photos are processed with their long side at most this (4032x3024 -> 2048x1536): a
+#: finger-width strip stays >= 12 px while detection stays well under a second on 2 cores.
+PROCESS_LONG_SIDE_PX = 2048
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    """Thresholds of the map-to-cards step (probabilities in [0, 1], sizes in output pixels)."""
+
+    centre_threshold: float = 0.35
+    foreground_threshold: float = 0.5
+    peak_window_px: int = 5
+    min_region_px: int = 12
+
+
+class CardDetector:
+    """Holds only the ONNX session; ``detect`` returns results instead of storing them."""
+
+    def __init__(self, session: ort.InferenceSession | None = None) -> None:
+        self.session = session or load_packaged_model(DETECTOR_FILE)
+        self.input_name = self.session.get_inputs()[0].name
+
+    def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
+        """Raw network maps (5, h, w): sigmoid probabilities for heads 0-2, orientation 3-4."""
+        height, width = image_bgr.shape[:2]
+        # The encoder downsamples 5 times: pad to a multiple of 32.
+        pad_h, pad_w = (-height) % 32, (-width) % 32
+        rgb = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2RGB)
+        if pad_h or pad_w:
+            rgb = cv2.copyMakeBorder(rgb, 0, pad_h, 0, pad_w, cv2.BORDER_REFLECT_101)
+        tensor = (rgb.astype(np.float32) * (1.0 / 255.0)).transpose(2, 0, 1)[None]
+        maps = self.session.run(None, {self.input_name: tensor})[0][0]
+        maps = maps[:, : height // OUTPUT_STRIDE, : width // OUTPUT_STRIDE]
+        maps[:3] = 1.0 / (1.0 + np.exp(-maps[:3]))
+        return maps
+
+    def detect(
+        self, image_bgr: np.ndarray, settings: DetectorSettings = DetectorSettings()
+    ) -> CardDetections:
+        """Every card in ``image_bgr`` (any size; large photos are processed downscaled)."""
+        height, width = image_bgr.shape[:2]
+        small, factor = resize_to_long_side(image_bgr, PROCESS_LONG_SIDE_PX)
+        maps = self.predict_maps(small)
+        detections = cards_from_maps(maps, (small.shape[1], small.shape[0]), settings)
+        if factor != 1.0:
+            detections = detections.scaled(factor)
+        return CardDetections(
+            quad_xy=detections.quad_xy,
+            visible_polygons_xy=detections.visible_polygons_xy,
+            centre_xy=detections.centre_xy,
+            angle_deg=detections.angle_deg,
+            score=detections.score,
+            image_wh=(width, height),
+            strip_px=detections.strip_px,
+        )
+
+
+def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
+    """(n, 2) integer x, y of local maxima above ``threshold``, strongest first."""
+    dilated = cv2.dilate(centre, np.ones((window_px, window_px), np.uint8))
+    ys, xs = np.nonzero((centre >= dilated) & (centre >= threshold))
+    order = np.argsort(-centre[ys, xs])
+    return np.stack([xs[order], ys[order]], axis=1)
+
+
+def cards_from_maps(
+    maps: np.ndarray, image_wh: tuple[int, int], settings: DetectorSettings = DetectorSettings()
+) -> CardDetections:
+    """Turn the network maps into cards: one per centre peak, regions by watershed."""
+    foreground, edge, centre = maps[0], maps[1], maps[2]
+    peaks = find_peaks(centre, settings.centre_threshold, settings.peak_window_px)
+    peaks = peaks[foreground[peaks[:, 1], peaks[:, 0]] >= 0.3] if len(peaks) else peaks
+    if len(peaks) == 0:
+        return CardDetections.empty(image_wh)
+    out_h, out_w = foreground.shape
+    markers = np.zeros((out_h, out_w), np.int32)
+    markers[foreground < settings.foreground_threshold * 0.6] = 1  # table
+    for k, (x, y) in enumerate(peaks):
+        markers[y, x] = k + 2
+    # Watershed floods from the peaks; card edges are the ridges where floods meet.
+    relief = np.clip(edge * 255.0, 0, 255).astype(np.uint8)
+    cv2.watershed(cv2.merge([relief, relief, relief]), markers)
+
+    polygons, quads, centres, angles, scores, strips = [], [], [], [], [], []
+    for k, (x, y) in enumerate(peaks):
+        region = (markers == k + 2).astype(np.uint8)
+        if int(region.sum()) < settings.min_region_px:
+            continue
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea)
+        # Watershed lines sit on the ridge; grow by half a pixel to reach the card's edge.
+        polygon = cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(np.float32)
+        cos2, sin2 = maps[3][region > 0].mean(), maps[4][region > 0].mean()
+        theta = 0.5 * np.arctan2(sin2, cos2)
+        rect = cv2.minAreaRect(contour.astype(np.float32))
+        polygons.append((polygon + 0.5) * OUTPUT_STRIDE)
+        quads.append(_full_card_quad(rect, theta) * OUTPUT_STRIDE)
+        centres.append(((x + 0.5) * OUTPUT_STRIDE, (y + 0.5) * OUTPUT_STRIDE))
+        angles.append(np.degrees(theta) % 180.0)
+        scores.append(float(centre[y, x]))
+        strips.append(min(rect[1]) * OUTPUT_STRIDE)
+    if not polygons:
+        return CardDetections.empty(image_wh)
+    return CardDetections(
+        quad_xy=np.stack(quads).astype(np.float32),
+        visible_polygons_xy=tuple(polygons),
+        centre_xy=np.array(centres, np.float32),
+        angle_deg=np.array(angles, np.float32),
+        score=np.array(scores, np.float32),
+        image_wh=image_wh,
+        strip_px=np.array(strips, np.float32),
+    )
+
+
+def _full_card_quad(rect: tuple, theta_rad: float) -> np.ndarray:
+    """Estimate the whole card's outline from its visible rectangle and orientation.
+
+    The visible part's extent along the card's long axis is the card's length when a strip is
+    shown (shingled rows); the width follows from the card aspect. Where the visible part is
+    longer across than along, the card is at least as large as what is seen.
+    """
+    (cx, cy), _, _ = rect
+    box = cv2.boxPoints(rect)
+    along = np.array([np.cos(theta_rad), np.sin(theta_rad)])
+    across = np.array([-along[1], along[0]])
+    rel = box - np.array([cx, cy])
+    length = float(np.ptp(rel @ along))
+    breadth = float(np.ptp(rel @ across))
+    length = max(length, breadth / CARD_ASPECT)
+    breadth = max(breadth, length * CARD_ASPECT)
+    half_l, half_b = along * length / 2, across * breadth / 2
+    centre = np.array([cx, cy])
+    quad = np.array(
+        [centre - half_l - half_b, centre + half_l - half_b, centre + half_l + half_b, centre - half_l + half_b]
+    )
+    return order_quad(quad)
+
+
+_DEFAULT_DETECTOR: CardDetector | None = None
+
+
+def detect_cards(image_bgr: np.ndarray) -> CardDetections:
+    """Find every card in a BGR photo with the shipped detector (session created once)."""
+    global _DEFAULT_DETECTOR
+    if _DEFAULT_DETECTOR is None:
+        _DEFAULT_DETECTOR = CardDetector()
+    return _DEFAULT_DETECTOR.detect(image_bgr)

@@ -1,0 +1,35 @@
+"""Load a shipped ONNX model from the package with a CPU-first provider choice."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+
+import onnxruntime as ort
+
+from cardtally.errors import CardtallyError
+
+#: Override the execution providers, e.g. ``CUDAExecutionProvider,CPUExecutionProvider``.
+PROVIDERS_ENV = "CARDTALLY_ORT_PROVIDERS"
+
+
+def load_packaged_model(filename: str, threads: int | None = None) -> ort.InferenceSession:
+    """An inference session for ``cardtally/models/<filename>`` (shipped as package data)."""
+    model_file = resources.files("cardtally.models").joinpath(filename)
+    try:
+        model_bytes = model_file.read_bytes()
+    except (FileNotFoundError, OSError):
+        raise CardtallyError(
+            f"The model file {filename} is missing from the installation; reinstall cardtally."
+        ) from None
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    if threads:
+        options.intra_op_num_threads = threads
+    providers = os.environ.get(PROVIDERS_ENV, "CPUExecutionProvider").split(",")
+    available = set(ort.get_available_providers())
+    chosen = [p for p in providers if p in available] or ["CPUExecutionProvider"]
+    try:
+        return ort.InferenceSession(model_bytes, options, providers=chosen)
+    except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
+        raise CardtallyError(f"The model file {filename} cannot be loaded ({exc}); reinstall.") from None
