@@ -1,0 +1,205 @@
+"""Train the back embedder on procedurally generated designs (never on real backs or photos).
+
+Every step draws fresh designs (``cardtally.models.synth.designs``): 32 random backs and two
+Ligretto-style families of 4 (same base, different symbol), 4 views each, plus 32 views of
+face-up fronts. Loss: supervised contrastive (multi-positive InfoNCE, one class per design) on the
+back embeddings + binary cross-entropy of the face-up head. Data for step ``s`` is drawn from
+``default_rng([seed, s])``, so a run is reproducible and resumes exactly after an interruption.
+
+    python -m cardtally.models.embedder.train --out runs/embedder --steps 1400 --max-minutes 48
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+from torch.utils.data import DataLoader, IterableDataset
+
+from .net import BackEmbedder
+from .views import render_view
+
+RANDOM_DESIGNS = 32
+FAMILIES = 2
+FAMILY_SIZE = 4
+VIEWS_PER_DESIGN = 4
+FRONT_DESIGNS = 16
+VIEWS_PER_FRONT = 2
+TEMPERATURE = 0.1
+
+
+def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    from .fronts import random_front as own_front
+
+    try:  # the scene renderer's fronts, when it has them, widen what "face up" means
+        from ..synth.designs import random_front as synth_front  # type: ignore
+    except ImportError:
+        synth_front = None
+    return [synth_front(rng) if synth_front is not None and i % 2 else own_front(rng)
+            for i in range(n)]
+
+
+def make_batch(seed: int, step: int) -> dict[str, np.ndarray]:
+    """All crops of one training step (deterministic in ``seed`` and ``step``)."""
+    from ..synth.designs import design_family, random_back_design
+
+    rng = np.random.default_rng([seed, step])
+    backs = [random_back_design(rng) for _ in range(RANDOM_DESIGNS)]
+    for _ in range(FAMILIES):
+        backs += design_family(rng, n=FAMILY_SIZE)
+    fronts = _fronts(rng, FRONT_DESIGNS)
+    everything = backs + fronts
+    crops, labels, face_up = [], [], []
+    for label, design in enumerate(backs):
+        for _ in range(VIEWS_PER_DESIGN):
+            crops.append(render_view(rng, design, everything)[0])
+            labels.append(label)
+            face_up.append(0.0)
+    for design in fronts:
+        for _ in range(VIEWS_PER_FRONT):
+            crops.append(render_view(rng, design, everything)[0])
+            labels.append(-1)
+            face_up.append(1.0)
+    return {
+        "crops": np.stack(crops).astype(np.float32),
+        "labels": np.array(labels, np.int64),
+        "face_up": np.array(face_up, np.float32),
+    }
+
+
+class _Batches(IterableDataset):
+    def __init__(self, seed: int, first_step: int, last_step: int) -> None:
+        self.seed, self.first_step, self.last_step = seed, first_step, last_step
+
+    def __iter__(self):
+        for step in range(self.first_step, self.last_step):
+            yield {k: torch.from_numpy(v) for k, v in make_batch(self.seed, step).items()}
+
+
+def supcon_loss(embedding: torch.Tensor, labels: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Supervised contrastive loss (Khosla et al. 2020) over unit embeddings."""
+    logits = embedding @ embedding.T / temperature
+    n = len(labels)
+    self_mask = torch.eye(n, dtype=torch.bool)
+    logits = logits.masked_fill(self_mask, -1e9)
+    positives = (labels[:, None] == labels[None, :]) & ~self_mask
+    log_prob = logits - torch.logsumexp(logits, dim=1, keepdim=True)
+    per_anchor = -(log_prob * positives).sum(1) / positives.sum(1).clamp(min=1)
+    return per_anchor.mean()
+
+
+def _lr(step: int, total: int, peak: float, warmup: int = 60) -> float:
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = (step - warmup) / max(1, total - warmup)
+    return peak * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0))))
+
+
+def validation_set(seed: int, n_designs: int = 48, views: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed held-out views (designs from a seed never used for training batches)."""
+    from ..synth.designs import random_back_design
+
+    rng = np.random.default_rng([seed, 10**9])
+    designs = [random_back_design(rng) for _ in range(n_designs)]
+    crops, labels = [], []
+    for label, design in enumerate(designs):
+        for _ in range(views):
+            crops.append(render_view(rng, design, designs)[0])
+            labels.append(label)
+    return np.stack(crops), np.array(labels)
+
+
+@torch.no_grad()
+def evaluate(model: BackEmbedder, crops: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    """Leave-one-out nearest-neighbour accuracy and same/different similarity statistics."""
+    model.eval()
+    emb, _ = model(torch.from_numpy(crops))
+    model.train()
+    sim = (emb @ emb.T).numpy()
+    np.fill_diagonal(sim, -2)
+    nn_acc = float(np.mean(labels[sim.argmax(1)] == labels))
+    same = labels[:, None] == labels[None, :]
+    np.fill_diagonal(same, False)
+    diff = labels[:, None] != labels[None, :]
+    return {
+        "nn_acc": nn_acc,
+        "same_p10": float(np.percentile(sim[same], 10)),
+        "diff_p99": float(np.percentile(sim[diff], 99)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("runs/embedder"))
+    parser.add_argument("--steps", type=int, default=1400)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--max-minutes", type=float, default=48.0)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args()
+
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    ckpt_path = args.out / "ckpt.pt"
+    log = (args.out / "train.log").open("a")
+
+    model = BackEmbedder()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    step = 0
+    if ckpt_path.exists():
+        state = torch.load(ckpt_path, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        step = state["step"]
+        print(f"resumed at step {step}", file=log, flush=True)
+
+    val_crops, val_labels = validation_set(args.seed)
+
+    def save(path: Path) -> None:
+        tmp = path.with_suffix(".tmp")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                    "args": vars(args)}, tmp)
+        tmp.replace(path)
+
+    started = time.monotonic()
+    loader = DataLoader(_Batches(args.seed, step, args.steps), batch_size=None,
+                        num_workers=args.workers, prefetch_factor=2 if args.workers else None,
+                        persistent_workers=False)
+    model.train()
+    for batch in loader:
+        for group in opt.param_groups:
+            group["lr"] = _lr(step, args.steps, args.lr)
+        emb, face_logit = model(batch["crops"])
+        back = batch["labels"] >= 0
+        loss_metric = supcon_loss(emb[back], batch["labels"][back], TEMPERATURE)
+        loss_face = F.binary_cross_entropy_with_logits(face_logit, batch["face_up"])
+        loss = loss_metric + 0.5 * loss_face
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        elapsed = (time.monotonic() - started) / 60
+        if step % 10 == 0:
+            print(f"step {step} loss {loss_metric.item():.3f} face {loss_face.item():.3f} "
+                  f"lr {_lr(step, args.steps, args.lr):.5f} min {elapsed:.1f}", file=log, flush=True)
+        if step % 100 == 0 or step == args.steps:
+            stats = evaluate(model, val_crops, val_labels)
+            print(f"val step {step} " + " ".join(f"{k} {v:.4f}" for k, v in stats.items()),
+                  file=log, flush=True)
+            save(ckpt_path)
+        if elapsed > args.max_minutes:
+            print(f"time limit at step {step}", file=log, flush=True)
+            break
+    save(ckpt_path)
+    save(args.out / f"model_step{step}.pt")
+    print(f"done at step {step}", file=log, flush=True)
+
+
+if __name__ == "__main__":
+    main()

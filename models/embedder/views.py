@@ -1,0 +1,187 @@
+"""Training views: one card design seen the way the runtime will see it, as a model input.
+
+Rendering whole scenes is slow; instead each view puts one card (a design) on a small patch of
+table, lays 0-3 other cards over it the way rounds leave them (shingled strips along either side,
+L-shapes, random overlaps, with contact shadows), then applies the camera: size 40-160 px per card
+width, perspective, light colour 2500-7500 K, brightness gradients, glare, blur, noise and JPEG.
+A jittered quad and visible polygon (as an imperfect detector would give) go through the runtime
+crop code (``cardtally.vision.rectify``), so training and inference share one preprocessing path.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ...vision.rectify import crop_card
+
+CARD_ASPECT = 364 / 236
+
+
+def kelvin_gains_bgr(kelvin: float) -> np.ndarray:
+    """Per-channel gains (B, G, R) of a light of colour temperature ``kelvin``, 6500 K = 1.
+
+    Tanner Helland's fit of the black-body colour, normalised by its value at 6500 K.
+    """
+
+    def rgb(t: float) -> np.ndarray:
+        t = t / 100.0
+        r = 255.0 if t <= 66 else 329.698727446 * (t - 60) ** -0.1332047592
+        g = 99.4708025861 * np.log(t) - 161.1195681661 if t <= 66 else 288.1221695283 * (
+            t - 60) ** -0.0755148492
+        b = 255.0 if t >= 66 else (0.0 if t <= 19 else 138.5177312231 * np.log(t - 10) - 305.0447927307)
+        return np.clip(np.array([b, g, r], np.float64), 1, 255)
+
+    gains = rgb(kelvin) / rgb(6500.0)
+    return (gains / gains.max()).astype(np.float32)
+
+
+def _table(rng: np.random.Generator, size_px: int) -> np.ndarray:
+    base = rng.uniform(20, 235, 3)
+    cells = int(rng.integers(2, 12))
+    noise = cv2.resize(rng.normal(0, rng.uniform(5, 35), (cells, cells, 3)).astype(np.float32),
+                       (size_px, size_px), interpolation=cv2.INTER_CUBIC)
+    grain = rng.normal(0, rng.uniform(0, 8), (size_px, size_px, 1)).astype(np.float32)
+    return np.clip(base + noise + grain, 0, 255).astype(np.float32)
+
+
+def _card_quad(centre_xy: np.ndarray, card_w_px: float, angle: float) -> np.ndarray:
+    w, h = card_w_px, card_w_px * CARD_ASPECT
+    corners = np.array([[-w, -h], [w, -h], [w, h], [-w, h]], np.float32) / 2
+    c, s = np.cos(angle), np.sin(angle)
+    rot = np.array([[c, -s], [s, c]], np.float32)
+    return (corners @ rot.T + centre_xy).astype(np.float32)
+
+
+def _paste(canvas: np.ndarray, design: np.ndarray, quad_xy: np.ndarray) -> np.ndarray:
+    """Warp ``design`` onto ``quad_xy`` of ``canvas`` in place; return the card's mask (float)."""
+    size = canvas.shape[1], canvas.shape[0]
+    card_w_px = float(np.linalg.norm(quad_xy[1] - quad_xy[0]))
+    # Shrink the design to about its on-screen size first so the warp does not alias.
+    target_wh = (max(8, int(card_w_px * 1.3)), max(12, int(card_w_px * 1.3 * CARD_ASPECT)))
+    small = cv2.resize(design, target_wh, interpolation=cv2.INTER_AREA)
+    src = np.array([[0, 0], [target_wh[0], 0], [target_wh[0], target_wh[1]], [0, target_wh[1]]],
+                   np.float32)
+    warp = cv2.getPerspectiveTransform(src, quad_xy.astype(np.float32))
+    pixels = cv2.warpPerspective(small, warp, size, flags=cv2.INTER_LINEAR).astype(np.float32)
+    mask = np.zeros(canvas.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(quad_xy * 4).astype(np.int32), 1, cv2.LINE_AA, shift=2)
+    mask_f = mask.astype(np.float32)[..., None]
+    canvas *= 1 - mask_f
+    canvas += pixels * mask_f
+    return mask_f[..., 0]
+
+
+def _shadow(canvas: np.ndarray, quad_xy: np.ndarray, rng: np.random.Generator) -> None:
+    mask = np.zeros(canvas.shape[:2], np.float32)
+    offset = rng.normal(0, 2.0, 2).astype(np.float32)
+    cv2.fillConvexPoly(mask, np.round(quad_xy + offset).astype(np.int32), 1.0)
+    mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(1.0, 4.0))
+    canvas *= (1 - rng.uniform(0.2, 0.6) * mask)[..., None]
+
+
+def _occluders(rng: np.random.Generator, quad: np.ndarray, card_w_px: float,
+               angle: float) -> list[np.ndarray]:
+    """Quads of cards lying over the target: shingled strips, L-shapes or random overlaps."""
+    mode = rng.choice(["whole", "strip", "l_shape", "random"], p=[0.18, 0.42, 0.2, 0.2])
+    centre = quad.mean(axis=0)
+    h = card_w_px * CARD_ASPECT
+    c, s = np.cos(angle), np.sin(angle)
+    axis_x, axis_y = np.array([c, s], np.float32), np.array([-s, c], np.float32)
+    out: list[np.ndarray] = []
+    if mode in ("strip", "l_shape"):
+        sides = [int(rng.integers(0, 4))]
+        if mode == "l_shape":
+            sides.append((sides[0] + rng.choice([1, 3])) % 4)
+        for side in sides:
+            along_x = side in (0, 2)
+            length = card_w_px if along_x else h
+            keep = rng.uniform(0.06, 0.55) if rng.random() < 0.8 else rng.uniform(0.55, 0.9)
+            sign = 1.0 if side in (0, 1) else -1.0
+            shift = (keep * length) * sign
+            jitter = rng.normal(0, 0.02 * card_w_px, 2)
+            axis = axis_x if along_x else axis_y
+            tilt = angle + rng.normal(0, 0.05)
+            out.append(_card_quad(centre + axis * shift + jitter, card_w_px, tilt))
+    elif mode == "random":
+        for _ in range(int(rng.integers(1, 4))):
+            offset = rng.uniform(-0.9, 0.9, 2) * np.array([card_w_px, h])
+            out.append(_card_quad(centre + offset.astype(np.float32), card_w_px,
+                                  float(rng.uniform(0, 2 * np.pi))))
+    return out
+
+
+def _camera(rng: np.random.Generator, canvas: np.ndarray) -> np.ndarray:
+    size = canvas.shape[0]
+    kelvin = float(np.exp(rng.uniform(np.log(2500), np.log(7500))))
+    gains = kelvin_gains_bgr(kelvin) * rng.uniform(0.55, 1.25)
+    gy, gx = np.mgrid[0:size, 0:size].astype(np.float32) / size - 0.5
+    direction = rng.normal(0, 1, 2)
+    gradient = 1 + rng.uniform(0, 0.5) * (gx * direction[0] + gy * direction[1])
+    image = canvas * gains * gradient[..., None]
+    if rng.random() < 0.15:  # glare: a soft bright spot that washes colours out
+        cx, cy = rng.uniform(0, size, 2)
+        spot = np.exp(-((gx * size - cx + size / 2) ** 2 + (gy * size - cy + size / 2) ** 2)
+                      / (2 * (rng.uniform(0.05, 0.3) * size) ** 2))
+        image = image + rng.uniform(40, 160) * spot[..., None]
+    sigma = rng.uniform(0, 1.3) if rng.random() < 0.7 else 0.0
+    if sigma > 0.2:
+        image = cv2.GaussianBlur(image, (0, 0), sigma)
+    image = image + rng.normal(0, rng.uniform(0, 7), image.shape).astype(np.float32)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
+        image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return image
+
+
+def _detected_polygon(rng: np.random.Generator, visible: np.ndarray) -> np.ndarray | None:
+    """Outline of the visible part as a detector would give it: a bit too large or too small."""
+    mask = (visible > 0.5).astype(np.uint8)
+    k = int(rng.integers(-2, 3))
+    if k:
+        kernel = np.ones((abs(k) * 2 + 1,) * 2, np.uint8)
+        mask = cv2.dilate(mask, kernel) if k > 0 else cv2.erode(mask, kernel)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    largest = max(contours, key=cv2.contourArea)
+    poly = cv2.approxPolyDP(largest, rng.uniform(0.5, 2.0), True).reshape(-1, 2)
+    return poly.astype(np.float32) if len(poly) >= 3 else None
+
+
+def render_view(rng: np.random.Generator, design: np.ndarray,
+                others: list[np.ndarray]) -> tuple[np.ndarray, float]:
+    """One training view of ``design``: model input (4, 64, 64) and the visible fraction.
+
+    ``others`` are designs for the cards lying on top (any, including face-up fronts).
+    """
+    for _ in range(6):
+        card_w_px = float(np.exp(rng.uniform(np.log(40), np.log(160))))
+        size = int(card_w_px * 1.9) + 16
+        canvas = _table(rng, size)
+        angle = float(rng.uniform(0, 2 * np.pi))
+        centre = np.array([size / 2, size / 2], np.float32)
+        quad = _card_quad(centre, card_w_px, angle)
+        quad = quad + rng.normal(0, 0.03 * card_w_px, (4, 2)).astype(np.float32)  # camera tilt
+        _shadow(canvas, quad, rng)
+        visible = _paste(canvas, design, quad)
+        for occ in _occluders(rng, quad, card_w_px, angle):
+            _shadow(canvas, occ, rng)
+            covered = _paste(canvas, others[int(rng.integers(0, len(others)))], occ)
+            visible = visible * (1 - covered)
+        fraction = float(visible.sum() / max(cv2.contourArea(quad), 1.0))
+        if fraction < 0.05:
+            continue
+        image = _camera(rng, canvas)
+        poly = _detected_polygon(rng, visible)
+        if poly is None:
+            continue
+        detected_quad = quad + rng.normal(0, 0.012 * card_w_px, (4, 2)).astype(np.float32)
+        pixels, _ = crop_card(image, detected_quad, poly)
+        return pixels, fraction
+    # Give up on occlusion: a whole card always works.
+    canvas = _table(rng, size)
+    _paste(canvas, design, quad)
+    pixels, _ = crop_card(_camera(rng, canvas), quad, None)
+    return pixels, 1.0
