@@ -1,0 +1,246 @@
+"""What the ``game``, ``round`` and ``demo`` commands share: opening the ledger, JSON and text views.
+
+Text views are plain fixed-width tables that stay within 80 columns for up to about six players.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+
+from ..home import ensure_data_home, ledger_path
+from ..scoring.ledger import Game, Ledger
+from ..scoring.rules import RuleSet
+from ..scoring.standings import GameSummary
+
+
+def open_for_writing() -> Ledger:
+    """The user's ledger, created (with the data home) if missing."""
+    ensure_data_home()
+    ledger = Ledger.open(ledger_path(), create=True)
+    assert ledger is not None
+    return ledger
+
+
+def open_for_reading() -> Ledger | None:
+    """The user's ledger, or None when there is none yet (nothing is created)."""
+    return Ledger.open(ledger_path(), create=False)
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def echo_warnings(number: int, warnings: Sequence[str]) -> None:
+    """Physical-check warnings of a saved round, on stderr."""
+    for warning in warnings:
+        typer.echo(f"Warning: round {number}: {warning}", err=True)
+    if warnings:
+        typer.echo(
+            f"Round {number} is saved with the warning(s) above; correct it with: "
+            f"cardtally round edit {number} --center NAME=N --leftover NAME=N",
+            err=True,
+        )
+
+
+# -- JSON ----------------------------------------------------------------------------------------
+
+
+def rules_json(rules: RuleSet) -> dict[str, Any]:
+    return {
+        "name": rules.name,
+        "deck_size": rules.deck_size,
+        "pile_size": rules.pile_size,
+        "points_per_center_card": rules.points_per_center_card,
+        "penalty_per_card": rules.penalty_per_card,
+        "caller_bonus": rules.caller_bonus,
+        "target": rules.target,
+        "target_kind": rules.target_kind,
+        "max_rounds": rules.max_rounds,
+    }
+
+
+def game_json(game: Game, current_id: int | None) -> dict[str, Any]:
+    """The whole game: rules, players, every round with counts and scores, standings."""
+    summary = game.summary
+    rounds = []
+    for stored, scored in zip(game.rounds, summary.rounds, strict=True):
+        rounds.append(
+            {
+                "number": stored.number,
+                "caller": stored.entry.caller,
+                "counts": {
+                    c.player: {"center": c.center_cards, "leftover": c.pile_cards}
+                    for c in stored.entry.counts
+                },
+                "scores": dict(scored.scores),
+                "totals": dict(scored.totals),
+                "winner": scored.winner,
+                "warnings": list(stored.warnings),
+                "evidence": stored.evidence,
+            }
+        )
+    return {
+        "game": game.id,
+        "current": game.id == current_id,
+        "created": game.created_at,
+        "rules": rules_json(game.rules),
+        "players": [{"player": s.player, "deck": s.deck} for s in game.seats],
+        "rounds": rounds,
+        **standings_json(summary),
+    }
+
+
+def standings_json(summary: GameSummary) -> dict[str, Any]:
+    return {
+        "standings": [
+            {
+                "player": s.player,
+                "deck": s.deck,
+                "total": s.total,
+                "place": s.place,
+                "round_wins": s.round_wins,
+            }
+            for s in summary.standings
+        ],
+        "leaders": list(summary.leaders),
+        "finished": summary.finished,
+        "finished_after_round": summary.finished_after_round,
+        "winners": list(summary.winners),
+    }
+
+
+# -- text ----------------------------------------------------------------------------------------
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> str:
+    """A plain table: columns two spaces apart, columns in ``right`` right-aligned."""
+    cells = [[str(h) for h in headers], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = []
+    for row in cells:
+        parts = [
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def join_names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _amount(game: Game, player: str) -> str:
+    standing = next(s for s in game.summary.standings if s.player == player)
+    if game.rules.target_kind == "round-wins":
+        return f"{standing.round_wins} round wins, {standing.total} points"
+    return f"{standing.total} points"
+
+
+def result_line(game: Game) -> str:
+    """``Winner: Anna (104 points).``, ``Leaders: Anna and Bea (12 points).`` and the like."""
+    summary = game.summary
+    if summary.finished:
+        names = summary.winners
+        label = "Winner" if len(names) == 1 else "Winners (shared first place)"
+    else:
+        names = summary.leaders
+        label = "Leader" if len(names) == 1 else "Leaders (shared first place)"
+    return f"{label}: {join_names(names)} ({_amount(game, names[0])})."
+
+
+def finished_message(game: Game) -> str:
+    names = game.summary.winners
+    verb = "won" if len(names) == 1 else "share first place"
+    return (
+        f"Game {game.id} is finished: {join_names(names)} {verb} "
+        f"({_amount(game, names[0])}). Add the round anyway with --force."
+    )
+
+
+def heading(game: Game) -> str:
+    played = len(game.rounds)
+    rounds = "1 round played" if played == 1 else f"{played} rounds played"
+    rules = game.rules
+    house = f"-{rules.penalty_per_card} per pile card"
+    if rules.caller_bonus:
+        house += f", +{rules.caller_bonus} for calling out"
+    return f"Game {game.id}: {rules.name}, {rules.describe_end()} ({house}); {rounds}."
+
+
+def render_round_grid(game: Game) -> str:
+    """One row per round: each player's running total with the round's points."""
+    marker = game.rules.target_kind == "round-wins"
+    headers = ["round", *game.players, "called out"] + (["round win"] if marker else [])
+    rows = []
+    for stored, scored in zip(game.rounds, game.summary.rounds, strict=True):
+        row: list[Any] = [stored.number]
+        row += [f"{scored.totals[p]} ({scored.scores[p]:+d})" for p in game.players]
+        row.append(stored.entry.caller or "-")
+        if marker:
+            row.append(scored.winner or "tie")
+        rows.append(row)
+    return table(headers, rows, right=range(1, len(game.players) + 1))
+
+
+def render_standings(game: Game) -> str:
+    marker = game.rules.target_kind == "round-wins"
+    headers = ["place", "player", "deck", "total"] + (["round wins"] if marker else [])
+    rows = [
+        [s.place, s.player, s.deck, s.total] + ([s.round_wins] if marker else [])
+        for s in game.summary.standings
+    ]
+    return table(headers, rows, right=[0, 3, 4])
+
+
+def render_game(game: Game) -> str:
+    """``game show``: heading, players, round grid, warnings, standings, leader or winner."""
+    lines = [
+        heading(game),
+        "Players: " + ", ".join(f"{s.player} ({s.deck})" for s in game.seats) + ".",
+        "",
+    ]
+    if game.rounds:
+        lines += [render_round_grid(game), ""]
+        flagged = [(r.number, w) for r in game.rounds for w in r.warnings]
+        if flagged:
+            lines += ["Warnings:", *(f"  round {n}: {w}" for n, w in flagged), ""]
+    else:
+        lines += [
+            "No rounds yet. Add one with: cardtally round add --center NAME=N ... "
+            "--leftover NAME=N ...",
+            "",
+        ]
+    lines += [render_standings(game), "", result_line(game)]
+    if game.summary.finished:
+        lines.append(f"Finished after round {game.summary.finished_after_round}.")
+    return "\n".join(lines)
+
+
+def render_round(game: Game, number: int) -> str:
+    """``round add/edit``: the round's counts and points, totals, and leader or winner."""
+    stored = game.round(number)
+    scored = game.summary.rounds[number - 1]
+    rows = [
+        [
+            c.player,
+            c.center_cards,
+            c.pile_cards,
+            f"{scored.scores[c.player]:+d}",
+            scored.totals[c.player],
+        ]
+        for c in stored.entry.counts
+    ]
+    lines = [
+        f"Round {number} of game {game.id} ({game.rules.name}):",
+        table(["player", "centre", "left", "points", "total"], rows, right=[1, 2, 3, 4]),
+        f"Called out: {stored.entry.caller or 'nobody'}.",
+    ]
+    if game.rules.target_kind == "round-wins":
+        lines.append(f"Round win: {scored.winner or 'nobody (tie)'}.")
+    lines.append(result_line(game))
+    return "\n".join(lines)

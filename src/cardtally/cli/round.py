@@ -1,0 +1,163 @@
+"""``cardtally round add|edit|undo``: type in, correct or take back a round of the current game."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..errors import CardtallyError
+from ..scoring.entry import build_round
+from ..scoring.ledger import Game, Ledger
+from ..scoring.rounds import physical_warnings
+from ._game_view import (
+    echo_warnings,
+    finished_message,
+    game_json,
+    open_for_writing,
+    print_json,
+    render_round,
+    render_standings,
+    result_line,
+)
+from .app import sub_app
+
+round_app = sub_app("round", "Add, correct or undo rounds of a game (by hand, no photos).")
+
+CenterOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--center",
+        "--centre",
+        metavar="NAME=N",
+        show_default=False,
+        help="Cards a player got into the centre (repeat for each player).",
+    ),
+]
+LeftoverOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--leftover",
+        metavar="NAME=N",
+        show_default=False,
+        help="Cards left in a player's Ligretto pile (repeat for each player).",
+    ),
+]
+CallerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--caller",
+        metavar="NAME",
+        show_default=False,
+        help="The player who called out (emptied their pile).",
+    ),
+]
+GameOption = Annotated[
+    int | None,
+    typer.Option("--game", help="Game ID (default: the current game).", show_default=False),
+]
+StrictOption = Annotated[
+    bool, typer.Option("--strict", help="Refuse a round that fails a physical check.")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole game as JSON.")]
+
+
+def _checked(entry_warnings: list[str], strict: bool) -> list[str]:
+    if strict and entry_warnings:
+        raise CardtallyError("Not saved (--strict): " + " ".join(entry_warnings))
+    return entry_warnings
+
+
+def _report(ledger: Ledger, game: Game, number: int, json_out: bool) -> None:
+    if json_out:
+        print_json({"round": number, **game_json(game, ledger.current_game_id())})
+    else:
+        typer.echo(render_round(game, number))
+
+
+@round_app.command("add")
+def add(
+    center: CenterOption = None,
+    leftover: LeftoverOption = None,
+    caller: CallerOption = None,
+    game_id: GameOption = None,
+    strict: StrictOption = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Add the round even though the game is finished.")
+    ] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Add the next round: every player's centre and leftover counts.
+
+    Example: cardtally round add --center Anna=15 --center Ben=9 --leftover Anna=0
+    --leftover Ben=4 --caller Anna
+    """
+    with open_for_writing() as ledger:
+        with ledger.transaction():
+            game = ledger.game(game_id)
+            if game.summary.finished and not force:
+                raise CardtallyError(finished_message(game))
+            entry = build_round(
+                game.players, center=center or [], leftover=leftover or [], caller=caller
+            )
+            warnings = _checked(physical_warnings(entry, game.rules), strict)
+            number = ledger.add_round(game.id, entry, warnings)
+            game = ledger.game(game.id)
+        echo_warnings(number, warnings)
+        _report(ledger, game, number, json_out)
+
+
+@round_app.command("edit")
+def edit(
+    number: Annotated[int, typer.Argument(help="The round to correct (1 is the first).")],
+    center: CenterOption = None,
+    leftover: LeftoverOption = None,
+    caller: CallerOption = None,
+    no_caller: Annotated[
+        bool, typer.Option("--no-caller", help="Nobody called out in this round.")
+    ] = False,
+    game_id: GameOption = None,
+    strict: StrictOption = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Correct a past round: the values given replace the stored ones; totals follow.
+
+    Example: cardtally round edit 1 --center Ben=10 --caller Anna
+    """
+    if not (center or leftover or caller is not None or no_caller):
+        raise CardtallyError(
+            "Nothing to change: give --center, --leftover, --caller or --no-caller."
+        )
+    with open_for_writing() as ledger:
+        with ledger.transaction():
+            game = ledger.game(game_id)
+            stored = game.round(number)
+            entry = build_round(
+                game.players,
+                center=center or [],
+                leftover=leftover or [],
+                caller=caller,
+                base=stored.entry,
+                clear_caller=no_caller,
+            )
+            warnings = _checked(physical_warnings(entry, game.rules), strict)
+            ledger.replace_round(game.id, number, entry, warnings)
+            game = ledger.game(game.id)
+        echo_warnings(number, warnings)
+        _report(ledger, game, number, json_out)
+
+
+@round_app.command("undo")
+def undo(game_id: GameOption = None, json_out: JsonOption = False) -> None:
+    """Take back the last round of the game."""
+    with open_for_writing() as ledger:
+        with ledger.transaction():
+            game = ledger.game(game_id)
+            number = ledger.remove_last_round(game.id)
+            game = ledger.game(game.id)
+        if json_out:
+            print_json({"round": number, **game_json(game, ledger.current_game_id())})
+            return
+        typer.echo(f"Removed round {number} of game {game.id}.")
+        typer.echo(render_standings(game))
+        typer.echo(result_line(game))
