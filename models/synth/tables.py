@@ -1,0 +1,158 @@
+"""Procedural table surfaces in the table plane: wood, felt, cloth, laminate, tablecloths.
+
+Textures are drawn in table coordinates and warped by the camera afterwards, so wood grain and
+tablecloth checks converge with perspective like in a photo. Some tables take a base colour close
+to a deck's back colour and some are white, because those are the hard cases for a detector
+(card edges against a same-coloured table, white-bordered cards on a white desk).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .palette import hsv_bgr, jitter
+
+TABLE_KINDS: tuple[str, ...] = ("wood", "felt", "cloth", "laminate", "tablecloth")
+_TABLE_P = (0.3, 0.15, 0.15, 0.25, 0.15)
+
+_WOODS = ((60, 105, 160), (40, 75, 120), (90, 140, 190), (35, 55, 85), (110, 160, 200),
+          (50, 90, 150))
+_FELTS = ((40, 110, 30), (35, 85, 20), (110, 60, 20), (40, 40, 130), (60, 60, 60), (90, 40, 40))
+_LAMINATES = ((235, 235, 235), (225, 228, 230), (200, 205, 210), (170, 190, 205), (120, 120, 120),
+              (40, 40, 40), (215, 225, 235), (185, 200, 200))
+
+
+def _noise(rng, wh: tuple[int, int], cells: tuple[int, int]) -> np.ndarray:
+    """Smooth value noise in about [-1, 1], ``cells`` = (cols, rows) of the random grid."""
+    small = rng.standard_normal((max(2, cells[1]), max(2, cells[0]))).astype(np.float32)
+    return cv2.resize(small, wh, interpolation=cv2.INTER_CUBIC)
+
+
+def _fbm(rng, wh, base_cells: int, octaves: int = 3) -> np.ndarray:
+    w, h = wh
+    out = np.zeros((h, w), np.float32)
+    amp, total = 1.0, 0.0
+    for k in range(octaves):
+        c = base_cells * (2**k)
+        out += amp * _noise(rng, wh, (c, max(2, c * h // max(w, 1))))
+        total += amp
+        amp *= 0.5
+    return out / total
+
+
+def _shade(base, field: np.ndarray) -> np.ndarray:
+    """Colour ``base`` modulated by a relative brightness field (1 = unchanged)."""
+    return np.asarray(base, np.float32)[None, None, :] * field[..., None]
+
+
+def _wood(rng, wh, px_per_mm, base):
+    w, h = wh
+    angle = rng.uniform(0, np.pi)
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    u = (x * np.cos(angle) + y * np.sin(angle)) / px_per_mm  # across the grain, mm
+    v = (-x * np.sin(angle) + y * np.cos(angle)) / px_per_mm  # along the grain, mm
+    plank_mm = rng.uniform(70, 220)
+    plank = np.floor(u / plank_mm)
+    warp = _fbm(rng, wh, 4) * rng.uniform(3, 12)
+    grain = np.sin((u + warp + 0.02 * v * np.sin(plank * 1.7)) * 2 * np.pi / rng.uniform(2.5, 9))
+    rings = 0.5 + 0.5 * np.sign(grain) * np.abs(grain) ** 0.6
+    # per-plank tone, thin dark gaps between planks, long streaks along the grain
+    tone = 1 + 0.08 * np.sin(plank * 12.9898 + rng.uniform(0, 6))
+    gap = np.clip(np.abs((u / plank_mm) - np.round(u / plank_mm)) * plank_mm / 0.7, 0, 1)
+    streak = cv2.resize(rng.standard_normal((max(2, h // 3), 8)).astype(np.float32), (w, h),
+                        interpolation=cv2.INTER_LINEAR)
+    field = tone * (0.82 + 0.22 * rings + 0.04 * streak) * (0.6 + 0.4 * gap)
+    return _shade(base, field)
+
+
+def _felt(rng, wh, px_per_mm, base):
+    w, h = wh
+    field = 1 + 0.06 * _fbm(rng, wh, 6) + 0.05 * rng.standard_normal((h, w)).astype(np.float32)
+    return _shade(base, cv2.GaussianBlur(field, (0, 0), 0.7))
+
+
+def _cloth(rng, wh, px_per_mm, base):
+    """Woven or knitted fabric: a fine periodic structure plus folds."""
+    w, h = wh
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32) / px_per_mm
+    period = rng.uniform(1.5, 6)
+    if rng.random() < 0.5:  # knit: rows of chevrons, like a blanket
+        f = np.abs(np.sin(np.pi * x / period)) * 0.5 + np.sin(2 * np.pi * (y / period + x / (
+            2 * period)))
+        weave = 0.5 + 0.25 * f
+    else:
+        weave = 0.5 + 0.25 * (np.sin(2 * np.pi * x / period) * np.sin(2 * np.pi * y / period))
+    folds = _fbm(rng, wh, 3) * rng.uniform(0.05, 0.2)
+    return _shade(base, 0.85 + 0.3 * weave * rng.uniform(0.3, 1) + folds)
+
+
+def _laminate(rng, wh, px_per_mm, base):
+    w, h = wh
+    field = 1 + 0.03 * _fbm(rng, wh, 3)
+    img = _shade(base, field)
+    if rng.random() < 0.6:  # speckled desk tops
+        n = int(w * h * rng.uniform(0.0005, 0.004))
+        ys, xs = rng.integers(0, h, n), rng.integers(0, w, n)
+        img[ys, xs] *= rng.uniform(0.3, 1.3, (n, 1)).astype(np.float32)
+    return img
+
+
+def _tablecloth(rng, wh, px_per_mm, base):
+    w, h = wh
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32) / px_per_mm
+    angle = rng.uniform(0, np.pi)
+    u = x * np.cos(angle) + y * np.sin(angle)
+    v = -x * np.sin(angle) + y * np.cos(angle)
+    period = rng.uniform(12, 60)
+    other = np.asarray((245, 245, 245) if rng.random() < 0.6 else jitter(base, rng, 60), np.float32)
+    bands_u = ((u / period) % 1 < 0.5).astype(np.float32)
+    kind = rng.integers(3)
+    if kind == 0:  # gingham
+        t = 0.5 * bands_u + 0.5 * ((v / period) % 1 < 0.5)
+    elif kind == 1:  # stripes
+        t = bands_u
+    else:  # polka dots
+        du, dv = (u / period) % 1 - 0.5, (v / period) % 1 - 0.5
+        t = (du * du + dv * dv < 0.09).astype(np.float32)
+    t = cv2.GaussianBlur(t, (0, 0), 0.6)
+    img = np.asarray(base, np.float32) + (other - np.asarray(base, np.float32)) * (1 - t[..., None])
+    folds = 1 + _fbm(rng, wh, 3) * rng.uniform(0.04, 0.15)
+    return img * folds[..., None]
+
+
+_KIND_FN = {"wood": _wood, "felt": _felt, "cloth": _cloth, "laminate": _laminate,
+            "tablecloth": _tablecloth}
+
+
+def random_table(
+    rng: np.random.Generator,
+    size_wh: tuple[int, int],
+    px_per_mm: float,
+    kind: str | None = None,
+    near_colour=None,
+    white: bool = False,
+) -> tuple[np.ndarray, dict]:
+    """Render a table texture of ``size_wh`` pixels at ``px_per_mm`` (float32 BGR, 0..255).
+
+    ``near_colour`` gives the table a base colour close to it (a deck colour); ``white`` makes a
+    white or near-white table. Returns the texture and a dict of the choices made.
+    """
+    kind = kind or str(rng.choice(TABLE_KINDS, p=_TABLE_P))
+    if kind not in _KIND_FN:
+        raise ValueError(f"unknown table kind {kind!r}; expected one of {TABLE_KINDS}")
+    if white:
+        base = jitter((238, 240, 242), rng, 6)
+    elif near_colour is not None:
+        base = jitter(tuple(int(c) for c in near_colour), rng, 14)
+    elif kind == "wood":
+        base = jitter(_WOODS[int(rng.integers(len(_WOODS)))], rng, 12)
+    elif kind == "felt":
+        base = jitter(_FELTS[int(rng.integers(len(_FELTS)))], rng, 12)
+    elif kind == "laminate":
+        base = jitter(_LAMINATES[int(rng.integers(len(_LAMINATES)))], rng, 8)
+    else:
+        base = hsv_bgr(rng.uniform(0, 180), rng.uniform(30, 200), rng.uniform(90, 230))
+    img = _KIND_FN[kind](rng, size_wh, px_per_mm, base)
+    return np.clip(img, 0, 255), {"kind": kind, "base_bgr": list(base), "white": white,
+                                  "near_deck_colour": near_colour is not None}
