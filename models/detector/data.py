@@ -17,12 +17,14 @@ from .targets import detector_targets
 PRESETS = ("mixed", "mixed", "rows", "rows", "pile", "fan", "spread")
 
 
-def render_sample(seed: int, crop_px: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """One training crop: RGB float image (3, crop, crop) and its target maps."""
+def render_samples(
+    seed: int, crop_px: int, crops_per_scene: int = 2
+) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """Training crops of one rendered scene: RGB float (3, crop, crop) and target maps each."""
     rng = np.random.default_rng(seed)
     preset = PRESETS[int(rng.integers(len(PRESETS)))]
     # The scene size sets the card size in pixels: small scenes with few cards give big cards.
-    side = int(rng.integers(crop_px, 3 * crop_px))
+    side = int(rng.integers(crop_px, int(2.5 * crop_px)))
     aspect = float(rng.uniform(0.6, 1.0))
     image_wh = (side, max(crop_px, int(side * aspect)))
     n_max = int(rng.integers(6, 60))
@@ -36,20 +38,23 @@ def render_sample(seed: int, crop_px: int) -> tuple[np.ndarray, dict[str, np.nda
     )
     scene = render_scene(seed, options)
     height, width = scene.image.shape[:2]
-    y0 = int(rng.integers(0, height - crop_px + 1))
-    x0 = int(rng.integers(0, width - crop_px + 1))
-    image = scene.image[y0 : y0 + crop_px, x0 : x0 + crop_px]
-    owner = scene.owner_map[y0 : y0 + crop_px, x0 : x0 + crop_px]
-    quads = [card.quad_xy - np.array([x0, y0], np.float32) for card in scene.cards]
-    targets = detector_targets(owner, quads)
-    rgb = image[:, :, ::-1].astype(np.float32) / 255.0
-    maps = {
-        "foreground": targets.foreground,
-        "edge": targets.edge,
-        "centre": targets.centre,
-        "orient": targets.orient,
-    }
-    return np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps
+    samples = []
+    for _ in range(crops_per_scene):
+        y0 = int(rng.integers(0, height - crop_px + 1))
+        x0 = int(rng.integers(0, width - crop_px + 1))
+        image = scene.image[y0 : y0 + crop_px, x0 : x0 + crop_px]
+        owner = scene.owner_map[y0 : y0 + crop_px, x0 : x0 + crop_px]
+        quads = [card.quad_xy - np.array([x0, y0], np.float32) for card in scene.cards]
+        targets = detector_targets(owner, quads)
+        rgb = image[:, :, ::-1].astype(np.float32) / 255.0
+        maps = {
+            "foreground": targets.foreground,
+            "edge": targets.edge,
+            "centre": targets.centre,
+            "orient": targets.orient,
+        }
+        samples.append((np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps))
+    return samples
 
 
 class RenderedCrops(torch.utils.data.IterableDataset):
@@ -66,6 +71,6 @@ class RenderedCrops(torch.utils.data.IterableDataset):
         worker, n_workers = (info.id, info.num_workers) if info else (0, 1)
         index = self.start + worker
         while True:
-            image, maps = render_sample(self.base_seed * 10_000_000 + index, self.crop_px)
-            yield torch.from_numpy(image), {k: torch.from_numpy(v) for k, v in maps.items()}
+            for image, maps in render_samples(self.base_seed * 10_000_000 + index, self.crop_px):
+                yield torch.from_numpy(image), {k: torch.from_numpy(v) for k, v in maps.items()}
             index += n_workers

@@ -71,6 +71,9 @@ class CardNet(nn.Module):
         self.up2 = _Up(3 * w, w + w // 2, w + w // 2)
         self.up1 = _Up(w + w // 2, w, w)
         self.head = nn.Conv2d(w, len(HEAD_NAMES), 1)
+        # Start from the prior that few pixels are edges or centres (CenterNet's focal-loss init).
+        with torch.no_grad():
+            self.head.bias[1:3].fill_(-4.0)
 
     def forward(self, image: torch.Tensor) -> torch.Tensor:
         """``image``: (N, 3, H, W) RGB in [0, 1]; returns (N, 5, H/2, W/2) raw head outputs."""

@@ -44,7 +44,8 @@ def train(args: argparse.Namespace) -> None:
         optimiser.load_state_dict(state["optimiser"])
         step = state["step"]
         print(f"resumed at step {step}", flush=True)
-    data = RenderedCrops(args.seed, step * args.batch, args.crop)
+    # Each rendered scene gives two crops.
+    data = RenderedCrops(args.seed, step * args.batch // 2, args.crop)
     loader = torch.utils.data.DataLoader(
         data, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None
     )
