@@ -135,13 +135,18 @@ def _to_uint8(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def load_image(path: str | Path) -> LoadedImage:
-    """Read and decode a photo file; raise :class:`CardtallyError` with a clear reason if not."""
-    path = Path(path)
+def check_photo_path(path: Path) -> None:
+    """Fail early, before any work, for a path that cannot be a photo file."""
     if not path.exists():
         raise CardtallyError(f"No such file: {path}")
     if path.is_dir():
         raise CardtallyError(f"{path} is a folder, not a photo.")
+
+
+def load_image(path: str | Path) -> LoadedImage:
+    """Read and decode a photo file; raise :class:`CardtallyError` with a clear reason if not."""
+    path = Path(path)
+    check_photo_path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:

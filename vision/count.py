@@ -1,0 +1,128 @@
+"""Photos in, per-deck counts out: load -> detect -> identify, for one or many photos.
+
+The result keeps every photo's detections and identities (for the review images and the
+ledger's evidence) and the time each stage took (for the benchmark's split).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .decks import DeckSet
+from .detect import detect_cards
+from .detections import CardDetections, CardIdentities
+from .identify import identify
+from .load import check_photo_path, load_image
+
+
+@dataclass(frozen=True)
+class PhotoCount:
+    """One photo's cards: where they are and whose they are."""
+
+    path: Path
+    image_wh: tuple[int, int]
+    detections: CardDetections
+    identities: CardIdentities
+    stage_s: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The photo entry of ``count --json`` (DESIGN.md §4)."""
+        cards = []
+        for i in range(len(self.detections)):
+            cards.append(
+                {
+                    "deck": self.identities.deck_name(i),
+                    "confidence": round(float(self.identities.confidence[i]), 4),
+                    "face_up": bool(self.identities.deck_index[i] == -2),
+                    "polygon": [
+                        [round(float(x), 1), round(float(y), 1)] for x, y in self.detections.quad_xy[i]
+                    ],
+                }
+            )
+        return {
+            "path": str(self.path),
+            "width": self.image_wh[0],
+            "height": self.image_wh[1],
+            "cards": cards,
+        }
+
+
+@dataclass(frozen=True)
+class CountResult:
+    """Counts summed over all photos of one set (e.g. the centre of a round)."""
+
+    photos: tuple[PhotoCount, ...]
+    deck_names: tuple[str, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Cards per calibrated deck, zero included."""
+        totals = {name: 0 for name in self.deck_names}
+        for photo in self.photos:
+            for name, n in photo.identities.counts().items():
+                totals[name] += n
+        return totals
+
+    @property
+    def unknown(self) -> int:
+        return sum(photo.identities.unknown_count for photo in self.photos)
+
+    @property
+    def face_up(self) -> int:
+        return sum(photo.identities.face_up_count for photo in self.photos)
+
+    @property
+    def total_cards(self) -> int:
+        return sum(len(photo.detections) for photo in self.photos)
+
+    def to_json(self) -> dict:
+        """The ``count --json`` object of DESIGN.md §4."""
+        return {
+            "photos": [photo.to_json() for photo in self.photos],
+            "counts": self.counts,
+            "unknown": self.unknown,
+            "face_up": self.face_up,
+        }
+
+
+def count_photo(path: Path, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
+    """Load, detect and identify one photo; returns the count and the decoded image."""
+    started = time.perf_counter()
+    image = load_image(path)
+    loaded = time.perf_counter()
+    detections = detect_cards(image.bgr)
+    detected = time.perf_counter()
+    identities = identify(image.bgr, detections, decks)
+    identified = time.perf_counter()
+    stage_s = {
+        "decode": loaded - started,
+        "detect": detected - loaded,
+        "identify": identified - detected,
+    }
+    photo = PhotoCount(path, image.image_wh, detections, identities, stage_s)
+    return photo, image.bgr
+
+
+def count_photos(
+    paths: Sequence[Path],
+    decks: DeckSet,
+    on_photo: Callable[[PhotoCount, np.ndarray], None] | None = None,
+) -> CountResult:
+    """Count every photo; ``on_photo(photo, image_bgr)`` runs after each (progress, review).
+
+    Missing files and folders are reported before any photo is processed.
+    """
+    for path in paths:
+        check_photo_path(Path(path))
+    photos = []
+    for path in paths:
+        photo, image_bgr = count_photo(Path(path), decks)
+        if on_photo is not None:
+            on_photo(photo, image_bgr)
+        photos.append(photo)
+    return CountResult(tuple(photos), decks.names)
