@@ -38,8 +38,9 @@ def play_round(center: str, leftover: str, caller: str | None = None, *extra: st
 def test_new_game(cardtally_home: Path):
     result = ok("game", "new", *THREE)
     assert result.stdout == (
-        "Started game 1 (ligretto, first to 99 points); it is now the current game.\n"
+        "Started game 1: ligretto, first to 99 points (-2 per pile card).\n"
         "Players: Anna (red-star), Ben (red-moon), Cleo (green-star).\n"
+        "It is now the current game.\n"
     )
     assert result.stderr == ""
     assert (cardtally_home / "cardtally.db").is_file()

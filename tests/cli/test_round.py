@@ -273,3 +273,16 @@ def test_busy_ledger(cardtally_home: Path, monkeypatch: pytest.MonkeyPatch):
         other.execute("ROLLBACK")
         other.close()
     ok("round", "add", *FULL)
+
+
+@pytest.mark.parametrize("command", [["round", "add", *FULL], ["round", "edit", "1", "--center",
+                                     "Anna=1"], ["round", "undo"]])  # fmt: skip
+def test_round_commands_without_a_ledger_create_nothing(command, cardtally_home: Path):
+    (cardtally_home / "cardtally.db").unlink()
+    result = run(*command)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: No game yet. Start one with: "
+        "cardtally game new --player NAME=DECK --player NAME=DECK\n"
+    )
+    assert list(cardtally_home.iterdir()) == []

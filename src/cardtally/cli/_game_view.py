@@ -11,8 +11,9 @@ from typing import Any
 
 import typer
 
+from ..errors import CardtallyError
 from ..home import ensure_data_home, ledger_path
-from ..scoring.ledger import Game, Ledger
+from ..scoring.ledger import NEW_GAME_HINT, Game, Ledger
 from ..scoring.rules import RuleSet
 from ..scoring.standings import GameSummary
 
@@ -22,6 +23,15 @@ def open_for_writing() -> Ledger:
     ensure_data_home()
     ledger = Ledger.open(ledger_path(), create=True)
     assert ledger is not None
+    return ledger
+
+
+def open_for_changes() -> Ledger:
+    """The user's ledger for changing a game; a clear error when there is no ledger yet."""
+    ensure_data_home()
+    ledger = Ledger.open(ledger_path(), create=False)
+    if ledger is None:
+        raise CardtallyError(f"No game yet. Start one with: {NEW_GAME_HINT}")
     return ledger
 
 
@@ -162,14 +172,18 @@ def finished_message(game: Game) -> str:
     )
 
 
-def heading(game: Game) -> str:
-    played = len(game.rounds)
-    rounds = "1 round played" if played == 1 else f"{played} rounds played"
-    rules = game.rules
+def rules_summary(rules: RuleSet) -> str:
+    """``ligretto, first to 99 points (-2 per pile card)``."""
     house = f"-{rules.penalty_per_card} per pile card"
     if rules.caller_bonus:
         house += f", +{rules.caller_bonus} for calling out"
-    return f"Game {game.id}: {rules.name}, {rules.describe_end()} ({house}); {rounds}."
+    return f"{rules.name}, {rules.describe_end()} ({house})"
+
+
+def heading(game: Game) -> str:
+    played = len(game.rounds)
+    rounds = "1 round played" if played == 1 else f"{played} rounds played"
+    return f"Game {game.id}: {rules_summary(game.rules)}; {rounds}."
 
 
 def render_round_grid(game: Game) -> str:

@@ -19,6 +19,7 @@ from ._game_view import (
     open_for_writing,
     print_json,
     render_game,
+    rules_summary,
     table,
 )
 from .app import sub_app
@@ -94,11 +95,9 @@ def new(
     if json_out:
         print_json(game_json(game, game_id))
         return
-    typer.echo(
-        f"Started game {game_id} ({rules.name}, {rules.describe_end()}); it is now the "
-        f"current game."
-    )
+    typer.echo(f"Started game {game_id}: {rules_summary(rules)}.")
     typer.echo("Players: " + ", ".join(f"{s.player} ({s.deck})" for s in seats) + ".")
+    typer.echo("It is now the current game.")
 
 
 @game_app.command("list")

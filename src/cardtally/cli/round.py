@@ -14,7 +14,7 @@ from ._game_view import (
     echo_warnings,
     finished_message,
     game_json,
-    open_for_writing,
+    open_for_changes,
     print_json,
     render_round,
     render_standings,
@@ -92,7 +92,7 @@ def add(
     Example: cardtally round add --center Anna=15 --center Ben=9 --leftover Anna=0
     --leftover Ben=4 --caller Anna
     """
-    with open_for_writing() as ledger:
+    with open_for_changes() as ledger:
         with ledger.transaction():
             game = ledger.game(game_id)
             if game.summary.finished and not force:
@@ -128,7 +128,7 @@ def edit(
         raise CardtallyError(
             "Nothing to change: give --center, --leftover, --caller or --no-caller."
         )
-    with open_for_writing() as ledger:
+    with open_for_changes() as ledger:
         with ledger.transaction():
             game = ledger.game(game_id)
             stored = game.round(number)
@@ -150,7 +150,7 @@ def edit(
 @round_app.command("undo")
 def undo(game_id: GameOption = None, json_out: JsonOption = False) -> None:
     """Take back the last round of the game."""
-    with open_for_writing() as ledger:
+    with open_for_changes() as ledger:
         with ledger.transaction():
             game = ledger.game(game_id)
             number = ledger.remove_last_round(game.id)
