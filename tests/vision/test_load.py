@@ -1,0 +1,102 @@
+"""Photo decoding: every odd input either loads upright in 8-bit BGR or gives a clear error."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cardtally.errors import CardtallyError
+from cardtally.vision.load import MAX_IMAGE_PIXELS, load_image, resize_to_long_side
+
+
+def _picture(height: int = 60, width: int = 90) -> np.ndarray:
+    image = np.zeros((height, width, 3), np.uint8)
+    image[:, : width // 2] = (0, 0, 255)  # left half red
+    return image
+
+
+def _exif_rotated_jpeg(path: Path, image: np.ndarray, orientation: int) -> None:
+    """A JPEG whose EXIF says how to rotate it, as phones write them."""
+    ok, encoded = cv2.imencode(".jpg", image)
+    assert ok
+    data = encoded.tobytes()
+    # Minimal APP1 Exif segment: TIFF header (little endian) + one IFD entry (0x0112).
+    tiff = (
+        b"II*\x00\x08\x00\x00\x00"
+        + b"\x01\x00"
+        + b"\x12\x01\x03\x00\x01\x00\x00\x00"
+        + orientation.to_bytes(2, "little")
+        + b"\x00\x00"
+        + b"\x00\x00\x00\x00"
+    )
+    payload = b"Exif\x00\x00" + tiff
+    app1 = b"\xff\xe1" + (len(payload) + 2).to_bytes(2, "big") + payload
+    path.write_bytes(data[:2] + app1 + data[2:])
+
+
+@pytest.mark.parametrize(
+    ("name", "write"),
+    [
+        ("plain.png", lambda p: cv2.imwrite(str(p), _picture())),
+        ("plain.jpg", lambda p: cv2.imwrite(str(p), _picture())),
+        ("deep.png", lambda p: cv2.imwrite(str(p), _picture().astype(np.uint16) * 257)),
+        ("grey.png", lambda p: cv2.imwrite(str(p), _picture()[:, :, 2])),
+        ("alpha.png", lambda p: cv2.imwrite(str(p), np.dstack([_picture(), np.full((60, 90), 255, np.uint8)]))),
+    ],
+)
+def test_formats_load_as_8bit_bgr(tmp_path: Path, name: str, write) -> None:
+    path = tmp_path / name
+    write(path)
+    image = load_image(path)
+    assert image.bgr.dtype == np.uint8
+    assert image.bgr.shape == (60, 90, 3)
+    assert image.image_wh == (90, 60)
+
+
+def test_exif_orientation_is_applied(tmp_path: Path) -> None:
+    path = tmp_path / "phone.jpg"
+    _exif_rotated_jpeg(path, _picture(), orientation=6)  # rotate 90 degrees clockwise
+    image = load_image(path)
+    assert image.image_wh == (60, 90)
+    # The red left half of the sensor image ends up at the top after a clockwise turn.
+    assert image.bgr[5, 30, 2] > 200 and image.bgr[-5, 30, 2] < 60
+
+
+def _truncated(path: Path) -> None:
+    cv2.imwrite(str(path), np.random.default_rng(0).integers(0, 255, (200, 200, 3), np.uint8))
+    path.write_bytes(path.read_bytes()[:600])
+
+
+def _huge_png(path: Path) -> None:
+    # Only the header matters: it claims 20000 x 20000 pixels.
+    header = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIHDR" + (20000).to_bytes(4, "big") * 2
+    path.write_bytes(header + b"\x08\x02\x00\x00\x00" + b"\x00" * 64)
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "message"),
+    [
+        ("missing.jpg", lambda p: None, "No such file: {path}"),
+        ("folder", lambda p: p.mkdir(), "{path} is a folder, not a photo."),
+        ("empty.jpg", lambda p: p.write_bytes(b""), "empty.jpg is empty (0 bytes); it is not a photo."),
+        ("notes.jpg", lambda p: p.write_text("hello"), "notes.jpg is not an image cardtally can read (JPEG, PNG, ...)."),
+        ("cut.jpg", _truncated, "cut.jpg is truncated (the JPEG data ends early); copy it again."),
+        ("dot.png", lambda p: cv2.imwrite(str(p), _picture(1, 1)), "dot.png is only 1x1 pixels; photos must be at least 32 pixels on each side."),
+        ("bomb.png", _huge_png, f"bomb.png is 20000x20000 pixels, too large to process safely (limit {MAX_IMAGE_PIXELS // 1_000_000} megapixels); resize it first."),
+    ],
+)
+def test_bad_files_give_clear_errors(tmp_path: Path, name: str, make, message: str) -> None:
+    path = tmp_path / name
+    make(path)
+    with pytest.raises(CardtallyError) as error:
+        load_image(path)
+    assert str(error.value) == message.format(path=path)
+
+
+def test_resize_to_long_side_never_upscales() -> None:
+    image = np.zeros((300, 400, 3), np.uint8)
+    same, factor = resize_to_long_side(image, 1000)
+    assert same is image and factor == 1.0
+    small, factor = resize_to_long_side(image, 200)
+    assert small.shape == (150, 200, 3) and factor == 2.0
