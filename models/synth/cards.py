@@ -68,52 +68,60 @@ def draw_card(
     card_wh_mm,
     poly_canvas: np.ndarray,
     shadow: tuple[float, float, float, float],
-    edge_bgr,
-    edge_alpha: float,
     gain: float = 1.0,
 ) -> None:
     """Composite one card onto the float32 canvas in place.
 
-    ``texture`` is the design (or front) raster covering the card's full rectangle.
+    ``texture`` is the design (or front) raster covering the card's full rectangle, with its
+    paper edge already drawn (:func:`bake_edge`).
     ``shadow`` = (dx_px, dy_px, sigma_px, strength): a soft contact shadow drawn first.
-    ``edge_bgr``/``edge_alpha``: the thin line where the card's paper edge shows.
     ``gain``: brightness of this card relative to the others.
     """
     ch, cw = canvas.shape[:2]
     dx, dy, sigma, strength = shadow
-    pad = int(math.ceil(3 * sigma + abs(dx) + abs(dy))) + 2
-    x0 = int(math.floor(poly_canvas[:, 0].min())) - pad
-    y0 = int(math.floor(poly_canvas[:, 1].min())) - pad
-    x1 = int(math.ceil(poly_canvas[:, 0].max())) + pad + 1
-    y1 = int(math.ceil(poly_canvas[:, 1].max())) + pad + 1
-    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(cw, x1), min(ch, y1)
-    if cx1 <= cx0 or cy1 <= cy0:
+    sdx, sdy = int(round(dx)), int(round(dy))
+    pad = int(math.ceil(2.5 * sigma)) + max(abs(sdx), abs(sdy)) + 2
+    x0 = max(0, int(math.floor(poly_canvas[:, 0].min())) - pad)
+    y0 = max(0, int(math.floor(poly_canvas[:, 1].min())) - pad)
+    x1 = min(cw, int(math.ceil(poly_canvas[:, 0].max())) + pad + 1)
+    y1 = min(ch, int(math.ceil(poly_canvas[:, 1].max())) + pad + 1)
+    if x1 <= x0 or y1 <= y0:
         return
-    wh = (cx1 - cx0, cy1 - cy0)
-    poly_roi = poly_canvas - (cx0, cy0)
-    alpha = _alpha(poly_roi, wh)
-    roi = canvas[cy0:cy1, cx0:cx1]
+    wh = (x1 - x0, y1 - y0)
+    alpha = _alpha(poly_canvas - (x0, y0), wh)
+    roi = canvas[y0:y1, x0:x1]
     if strength > 0:
-        m = np.float32([[1, 0, dx], [0, 1, dy]])
-        sh = cv2.warpAffine(alpha, m, wh)
-        sh = cv2.GaussianBlur(sh.astype(np.float32) * (strength / 255.0), (0, 0), max(sigma, 0.3))
-        roi *= (1.0 - sh)[..., None]
+        sh = cv2.GaussianBlur(alpha, (0, 0), max(sigma, 0.3))
+        moved = np.zeros_like(sh)  # integer shift is enough: the blur hides sub-pixels
+        h, w = sh.shape
+        moved[max(0, sdy):h + min(0, sdy), max(0, sdx):w + min(0, sdx)] = sh[
+            max(0, -sdy):h - max(0, sdy), max(0, -sdx):w - max(0, sdx)]
+        keep = 1.0 - moved.astype(np.float32) * np.float32(strength / 255.0)
+        roi *= keep[..., None]
     th, tw = texture.shape[:2]
     sx, sy = card_wh_mm[0] / tw, card_wh_mm[1] / th
     # texture pixel (i, j) centre sits at ((i + 0.5) sx, (j + 0.5) sy) mm in the card frame
     tex_to_card = np.array([[sx, 0, 0.5 * sx], [0, sy, 0.5 * sy], [0, 0, 1]])
-    shift = np.array([[1, 0, -cx0], [0, 1, -cy0], [0, 0, 1]])
+    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]])
     M = shift @ H_card_canvas @ tex_to_card
     warped = cv2.warpPerspective(texture, M, wh, flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_REPLICATE)
-    a = alpha.astype(np.float32) * (1.0 / 255.0)
-    roi += (warped.astype(np.float32) * np.float32(gain) - roi) * a[..., None]
-    if edge_alpha > 0:  # paper edge: a thin line along the outline
-        line = np.zeros((wh[1], wh[0]), np.uint8)
-        cv2.polylines(line, [np.round(poly_roi * _ONE).astype(np.int32)], True, 255, 1,
-                      cv2.LINE_AA, _SHIFT)
-        la = line.astype(np.float32) * (edge_alpha / 255.0)
-        roi += (np.asarray(edge_bgr, np.float32) - roi) * la[..., None]
+                                 borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if gain != 1.0:
+        warped *= np.float32(gain)
+    a = alpha.astype(np.float32) * np.float32(1.0 / 255.0)
+    roi[:] = cv2.blendLinear(warped, roi, a, 1.0 - a)
+
+
+def bake_edge(texture: np.ndarray, card_wh_mm, corner_mm: float, edge_bgr, edge_alpha: float
+              ) -> np.ndarray:
+    """Draw the paper edge (a thin light line along the rounded outline) into a texture copy."""
+    th, tw = texture.shape[:2]
+    pts = outline_local_mm(card_wh_mm, corner_mm) * (tw / card_wh_mm[0], th / card_wh_mm[1])
+    pts = np.clip(pts - 0.5, 0, None)
+    over = texture.copy()
+    cv2.polylines(over, [np.round(pts * _ONE).astype(np.int32)], True, edge_bgr, 2,
+                  cv2.LINE_AA, _SHIFT)
+    return cv2.addWeighted(over, edge_alpha, texture, 1 - edge_alpha, 0)
 
 
 def project_outline(H_card_canvas: np.ndarray, outline_mm: np.ndarray) -> np.ndarray:

@@ -18,8 +18,12 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def make_decks(rng: np.random.Generator, options) -> tuple[list[np.ndarray], list[str]]:
-    """Deck designs and names for a scene described by ``options`` (a SceneOptions)."""
+def make_decks(rng: np.random.Generator, options, design_wh: tuple[int, int] = CARD_WH
+               ) -> tuple[list[np.ndarray], list[str]]:
+    """Deck designs and names for a scene described by ``options`` (a SceneOptions).
+
+    Random designs are drawn at ``design_wh``; given designs are used as they are.
+    """
     if options.designs is not None:
         designs = [np.ascontiguousarray(d[..., :3]) for d in options.designs]
         names = list(options.deck_names or [f"deck{i}" for i in range(len(designs))])
@@ -27,7 +31,7 @@ def make_decks(rng: np.random.Generator, options) -> tuple[list[np.ndarray], lis
             raise ValueError(f"{len(designs)} designs but {len(names)} deck names")
         return designs, unique_names(names)
     if options.families:
-        pairs = named_design_family(rng, options.n_decks, CARD_WH)
+        pairs = named_design_family(rng, options.n_decks, design_wh)
         return [d for _, d in pairs], [s for s, _ in pairs]
-    designs = [random_back_design(rng, CARD_WH) for _ in range(options.n_decks)]
+    designs = [random_back_design(rng, design_wh) for _ in range(options.n_decks)]
     return designs, unique_names([colour_name(d) for d in designs])

@@ -27,7 +27,6 @@ class VisibleStats:
     centroid_xy: np.ndarray
     centre_xy: np.ndarray
     strip_px: float
-    polygon_xy: np.ndarray
 
 
 def bbox_of(pts_xy: np.ndarray, image_wh, pad: int = 2) -> tuple[int, int, int, int]:
@@ -43,18 +42,17 @@ def bbox_of(pts_xy: np.ndarray, image_wh, pad: int = 2) -> tuple[int, int, int, 
 def strip_width(mask: np.ndarray) -> tuple[float, np.ndarray]:
     """(strip_px, distance transform) of a uint8 0/1 mask; image borders count as boundary."""
     padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    dt = cv2.distanceTransform(padded, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)[1:-1, 1:-1]
+    dt = cv2.distanceTransform(padded, cv2.DIST_L2, cv2.DIST_MASK_5)[1:-1, 1:-1]
     m = float(dt.max()) if dt.size else 0.0
     return (max(0.0, 2 * m - 1), dt)
 
 
-def visible_stats(owner: np.ndarray, index: int, bbox, with_polygon: bool = True
-                  ) -> VisibleStats | None:
+def visible_stats(owner: np.ndarray, index: int, bbox) -> VisibleStats | None:
     """Measure card ``index`` inside ``bbox`` of the owner map; None when nothing is visible."""
     x0, y0, x1, y1 = bbox
     if x1 <= x0 or y1 <= y0:
         return None
-    mask = (owner[y0:y1, x0:x1] == index).astype(np.uint8)
+    mask = (owner[y0:y1, x0:x1] == index).view(np.uint8)
     n = int(cv2.countNonZero(mask))
     if n == 0:
         return None
@@ -66,16 +64,20 @@ def visible_stats(owner: np.ndarray, index: int, bbox, with_polygon: bool = True
     my, mx = ys.mean(), xs.mean()
     k = int(np.argmin((ys - my) ** 2 + (xs - mx) ** 2))
     centre = np.array([xs[k] + x0, ys[k] + y0], np.float32)
-    poly = np.zeros((0, 2), np.float32)
-    if with_polygon:
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if contours:
-            c = max(contours, key=cv2.contourArea)
-            c = cv2.approxPolyDP(c, 0.7, True)
-            poly = (c.reshape(-1, 2) + (x0, y0)).astype(np.float32)
-    return VisibleStats(n, centroid, centre, strip, poly)
+    return VisibleStats(n, centroid, centre, strip)
+
+
+def visible_polygon(owner: np.ndarray, index: int, bbox) -> np.ndarray:
+    """Outer contour of the largest visible component of card ``index``, (k, 2) float32."""
+    x0, y0, x1, y1 = bbox
+    mask = (owner[y0:y1, x0:x1] == index).view(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return np.zeros((0, 2), np.float32)
+    c = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 0.7, True)
+    return (c.reshape(-1, 2) + (x0, y0)).astype(np.float32)
 
 
 def polygon_area(pts_xy: np.ndarray) -> float:
-    x, y = pts_xy[:, 0], pts_xy[:, 1]
-    return float(0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+    """Area of a simple polygon (shoelace)."""
+    return float(cv2.contourArea(np.asarray(pts_xy, np.float32)))

@@ -108,28 +108,32 @@ def light_fields(rng, image_wh, lighting: Lighting) -> tuple[np.ndarray, np.ndar
             dx, dy = x - gx, (y - gy) * gh / gw
             u = dx * math.cos(ang) + dy * math.sin(ang)
             t = -dx * math.sin(ang) + dy * math.cos(ang)
-            add += rng.uniform(0.25, 0.9) * np.exp(-0.5 * ((u / sx) ** 2 + (t / sy) ** 2))
+            add += rng.uniform(0.15, 0.6) * np.exp(-0.5 * ((u / sx) ** 2 + (t / sy) ** 2))
         params["glare_blobs"] = n
     mult = cv2.resize(np.clip(mult, 0.05, 2.0), (w, h), interpolation=cv2.INTER_LINEAR)
     add = cv2.resize(add, (w, h), interpolation=cv2.INTER_LINEAR)
     return mult, add, params
 
 
-def _noise_tile(rng, image_wh) -> np.ndarray:
-    """Sensor noise: a random tile repeated with an offset (cheap; repetition is invisible)."""
+def _noise(rng, image_wh) -> np.ndarray:
+    """Sensor noise after demosaicing and denoising: luma grain at half resolution plus coarser
+    chroma blotches, combined at half resolution and upsampled once (cheap, and grain in phone
+    photos is about 2 px anyway)."""
     w, h = image_wh
-    tw, th = min(w, 384), min(h, 384)
-    luma = rng.standard_normal((th, tw, 1), dtype=np.float32)
-    chroma = rng.standard_normal((th, tw, 3), dtype=np.float32) * 0.5
-    tile = luma + chroma
-    reps = (math.ceil(h / th) + 1, math.ceil(w / tw) + 1, 1)
-    big = np.tile(tile, reps)
-    ox, oy = int(rng.integers(tw)), int(rng.integers(th))
-    return big[oy:oy + h, ox:ox + w]
+    hw, hh = (w + 1) // 2, (h + 1) // 2
+    luma = rng.standard_normal((hh, hw, 1), dtype=np.float32)
+    chroma = rng.standard_normal((max(2, hh // 2), max(2, hw // 2), 3), dtype=np.float32)
+    half = cv2.resize(chroma, (hw, hh), interpolation=cv2.INTER_LINEAR)
+    half *= np.float32(0.7)
+    half += luma * np.float32(1.8)
+    return cv2.resize(half, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def apply_photo(rng, img: np.ndarray, lighting: Lighting) -> tuple[np.ndarray, dict]:
-    """Light, optics and sensor on a float32 BGR radiance image (0..255); returns uint8 BGR."""
+    """Light, optics and sensor on a float32 BGR radiance image (0..255); returns uint8 BGR.
+
+    ``img`` is modified in place.
+    """
     h, w = img.shape[:2]
     mult, add, params = light_fields(rng, (w, h), lighting)
     kelvin = rng.uniform(*lighting.colour_temp_k)
@@ -137,8 +141,11 @@ def apply_photo(rng, img: np.ndarray, lighting: Lighting) -> tuple[np.ndarray, d
     gain = kelvin_to_bgr_gain(kelvin) ** (1 - wb)  # auto white balance removes most of the cast
     gain = gain / gain.mean() * rng.uniform(*lighting.exposure)
     params.update(colour_temp_k=float(kelvin), white_balance=float(wb))
-    out = img * mult[..., None] * gain
-    out += add[..., None] * np.float32(255)
+    out = img
+    np.multiply(out, mult[..., None], out=out)
+    out = cv2.multiply(out, tuple(float(g) for g in gain) + (0.0,))
+    if "glare_blobs" in params:
+        np.add(out, (add * np.float32(255))[..., None], out=out)
     if rng.random() < lighting.defocus_prob:
         sigma = rng.uniform(0.4, 1.6) * max(1.0, max(w, h) / 1500)
         out = cv2.GaussianBlur(out, (0, 0), sigma)
@@ -152,15 +159,24 @@ def apply_photo(rng, img: np.ndarray, lighting: Lighting) -> tuple[np.ndarray, d
         out = cv2.filter2D(out, -1, k / max(k.sum(), 1e-6))
         params["motion_blur_px"] = length
     sigma_n = rng.uniform(*lighting.noise_sigma)
-    # shot noise grows with brightness; read noise floor keeps dark areas grainy too
-    out += _noise_tile(rng, (w, h)) * (sigma_n * np.sqrt(np.clip(out, 0, 255) / 128 + 0.15))
+    if sigma_n > 0:
+        # shot noise grows with brightness: scale by a smooth local brightness, not per pixel
+        lum = cv2.resize(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), ((w + 7) // 8, (h + 7) // 8),
+                         interpolation=cv2.INTER_AREA)
+        amp = np.float32(sigma_n) * np.sqrt(np.clip(lum, 0, 255) / np.float32(128) + np.float32(0.15))
+        amp = cv2.resize(amp, (w, h), interpolation=cv2.INTER_LINEAR)
+        noise = _noise(rng, (w, h))
+        np.multiply(noise, amp[..., None], out=noise)
+        out += noise
     params["noise_sigma"] = float(sigma_n)
     if rng.random() < 0.4:  # phone-style sharpening
         blur = cv2.GaussianBlur(out, (0, 0), 1.2)
         out = cv2.addWeighted(out, 1.4, blur, -0.4, 0)
-    # soft highlight roll-off rather than hard clipping, as camera tone curves do
-    out = np.where(out > 200, 200 + 55 * np.tanh((out - 200) / 55), out)
-    return np.clip(out + 0.5, 0, 255).astype(np.uint8), params
+    # soft knee instead of hard clipping above 200, as camera tone curves do
+    if float(out.max()) > 200:
+        out -= np.float32(0.55) * cv2.max(out - np.float32(200), 0)
+    # (abs folds the rare slightly negative noise values of black pixels back up: harmless)
+    return cv2.convertScaleAbs(out), params
 
 
 def jpeg_roundtrip(img: np.ndarray, quality: int) -> tuple[np.ndarray, bytes]:

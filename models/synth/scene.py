@@ -15,13 +15,16 @@ import cv2
 import numpy as np
 
 from .camera import Camera, make_camera, to_canvas
-from .cards import card_to_table, draw_card, fill_ids, outline_local_mm, pick_level, pyramid
+from .cards import bake_edge, card_to_table, draw_card, outline_local_mm, pick_level, pyramid
+from .clutter import add_clutter
 from .decks import make_decks
+from .designs import CARD_WH
 from .fronts import random_front
-from .labels import bbox_of, polygon_area, visible_stats
+from .labels import bbox_of, polygon_area, visible_polygon
 from .layouts import PRESETS, Layout, make_layout
 from .photo import Lighting, apply_photo, jpeg_roundtrip
 from .tables import TABLE_KINDS, random_table
+from .visibility import filter_visible
 
 # (W, H) of webcams and phones; portrait orientation is drawn separately
 IMAGE_SIZES_WH: tuple[tuple[int, int], ...] = (
@@ -50,6 +53,7 @@ class SceneOptions:
     pile_min_visible: float = 0.2  # every pile card keeps at least this fraction visible
     table_kind: str | None = None  # wood | felt | cloth | laminate | tablecloth; None random
     lens_distortion: float = 0.04  # max |k1|
+    clutter: bool = True  # table edge, score pad, phone, pens, coins ... around the cards
     lighting: Lighting = field(default_factory=Lighting)
     # explicit scene geometry (tests, demos): (n, 3) rows of (cx_mm, cy_mm, angle_rad), bottom
     # card first; card size in mm; deck index per card. None = drawn at random.
@@ -136,7 +140,8 @@ def _assign_decks(rng, layout, n_decks: int, face_up_fraction: float):
     return deck, face_up
 
 
-def _table_canvas(rng, camera: Camera, options: SceneOptions, designs, bordered_white: bool):
+def _table_canvas(rng, camera: Camera, options: SceneOptions, designs, bordered_white: bool,
+                  layout_bbox_mm):
     """Table texture drawn in table mm, warped into the canvas by the camera."""
     cw, ch = camera.canvas_wh
     Hinv = np.linalg.inv(camera.canvas_H)
@@ -145,8 +150,10 @@ def _table_canvas(rng, camera: Camera, options: SceneOptions, designs, bordered_
     mm = q[:, :2] / q[:, 2:3]
     x0, y0 = mm.min(0)
     x1, y1 = mm.max(0)
-    span = max(x1 - x0, y1 - y0, 1.0)
-    px_per_mm = min(camera.params["px_per_mm"] * 0.7, 0.8 * max(cw, ch) / span)
+    # texture detail beyond ~0.6 px per output px is invisible after the warp and costs time
+    budget_px = 0.35 * cw * ch
+    px_per_mm = min(camera.params["px_per_mm"] * 0.6,
+                    math.sqrt(budget_px / max((x1 - x0) * (y1 - y0), 1.0)))
     px_per_mm = max(px_per_mm, 0.05)
     tw, th = max(8, int((x1 - x0) * px_per_mm)), max(8, int((y1 - y0) * px_per_mm))
     u = rng.random()
@@ -156,6 +163,9 @@ def _table_canvas(rng, camera: Camera, options: SceneOptions, designs, bordered_
         d = designs[int(rng.integers(len(designs)))]
         near = tuple(float(v) for v in cv2.mean(d)[:3])
     tex, params = random_table(rng, (tw, th), px_per_mm, options.table_kind, near, white)
+    if options.clutter:
+        keepout = (np.asarray(layout_bbox_mm, np.float64) - (x0, y0, x0, y0)) * px_per_mm
+        params["clutter"] = add_clutter(rng, tex, px_per_mm, keepout)
     S = np.array([[px_per_mm, 0, -x0 * px_per_mm], [0, px_per_mm, -y0 * px_per_mm], [0, 0, 1]])
     M = camera.canvas_H @ np.linalg.inv(S)
     canvas = cv2.warpPerspective(tex.astype(np.float32), M, (cw, ch), flags=cv2.INTER_LINEAR,
@@ -167,7 +177,6 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
     """Render one photo; the same ``seed`` and ``options`` give identical bytes and labels."""
     rng = np.random.default_rng(seed)
     image_wh = tuple(options.image_wh) if options.image_wh else _random_image_wh(rng)
-    designs, names = make_decks(rng, options)
     card_w_mm = rng.uniform(56, 64)
     card_wh_mm = (card_w_mm, card_w_mm * rng.uniform(1.38, 1.58))
     if options.card_wh_mm is not None:
@@ -180,78 +189,62 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
         n = _loguniform_int(rng, *options.n_cards)
         layout = make_layout(rng, options.preset, n, card_wh_mm, options.row_offset_frac,
                              aspect_wh=image_wh[0] / image_wh[1])
-    n = len(layout.poses)
-    deck_of, face_up = _assign_decks(rng, layout, len(designs), options.face_up_fraction)
-    if options.card_decks is not None:
-        deck_of = np.asarray(options.card_decks, np.int64)
-    bbox = _layout_bbox(layout.poses, card_wh_mm)
     px_per_mm = None
     if options.card_px is not None:
         px_per_mm = rng.uniform(*options.card_px) / card_wh_mm[1]
-    camera = make_camera(rng, image_wh, bbox, options.camera_tilt_deg, px_per_mm=px_per_mm,
+    camera = make_camera(rng, image_wh, _layout_bbox(layout.poses, card_wh_mm),
+                         options.camera_tilt_deg, px_per_mm=px_per_mm,
                          distortion=options.lens_distortion)
+    mm_px = camera.params["px_per_mm"]
+    card_h_px = card_wh_mm[1] * mm_px
+    # small on-screen cards do not need full-size designs (4x cheaper to draw)
+    design_wh = CARD_WH if card_h_px > 0.8 * CARD_WH[1] else (CARD_WH[0] // 2, CARD_WH[1] // 2)
+    designs, names = make_decks(rng, options, design_wh)
+    deck_of, face_up = _assign_decks(rng, layout, len(designs), options.face_up_fraction)
+    if options.card_decks is not None:
+        deck_of = np.asarray(options.card_decks, np.int64)
 
     outline = outline_local_mm(card_wh_mm, corner_mm)
-    sharp = np.array([[0, 0], [card_wh_mm[0], 0], [card_wh_mm[0], card_wh_mm[1]],
-                      [0, card_wh_mm[1]]])
     H_cards = [camera.canvas_H @ card_to_table(p, card_wh_mm) for p in layout.poses]
     polys_canvas = [to_canvas(H, outline) for H in H_cards]
-    polys_image = [camera.canvas_to_image(p) for p in polys_canvas]
+    polys_image = list(camera.canvas_to_image(np.stack(polys_canvas)))
     bboxes = [bbox_of(p, image_wh) for p in polys_image]
     areas = [polygon_area(p) for p in polys_image]
-    alive = [i for i, b in enumerate(bboxes) if b[2] > b[0] and b[3] > b[1]]
+    on_image = [i for i, b in enumerate(bboxes) if b[2] > b[0] and b[3] > b[1]]
     min_frac = [options.pile_min_visible if k == "pile" else 0.0 for k in layout.group_kind]
+    maps = camera.remap_maps()
+    alive, owner, stats = filter_visible(camera, maps, polys_canvas, bboxes, areas,
+                                         options.min_strip_px, min_frac, on_image)
 
-    # visibility filter on the exact owner map; removing cards only uncovers others, so one
-    # removal round followed by one confirming pass always suffices
-    mx, my = camera.remap_maps()
-    cw, ch = camera.canvas_wh
-    for _ in range(3):
-        ids = np.full((ch, cw), -1, np.int16)
-        fill_ids(ids, [polys_canvas[i] for i in alive], list(range(len(alive))))
-        owner = cv2.remap(ids, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
-                          borderValue=-1)
-        stats, keep = [], []
-        for pos, i in enumerate(alive):
-            st = visible_stats(owner, pos, bboxes[i])
-            ok = (st is not None and st.strip_px >= options.min_strip_px
-                  and st.visible_px / max(areas[i], 1.0) >= min_frac[i])
-            stats.append(st)
-            keep.append(ok)
-        if all(keep):
-            break
-        alive = [i for i, k in zip(alive, keep, strict=True) if k]
-    else:  # pragma: no cover - monotonicity makes this unreachable
-        raise RuntimeError("visibility filter did not converge")
-
-    # colour
-    bordered_white = any(float(np.mean(d[:3, :3])) > 225 for d in designs)
-    canvas, table_params = _table_canvas(rng, camera, options, designs, bordered_white)
-    pyramids = [pyramid(d) for d in designs]
+    # colour: table, then cards bottom to top, then the lens
+    white_border = any(float(np.mean(d[:3, :3])) > 225 for d in designs)
+    canvas, table_params = _table_canvas(rng, camera, options, designs, white_border,
+                                         _layout_bbox(layout.poses, card_wh_mm))
+    edge_bgr = (float(rng.uniform(185, 245)),) * 3
+    edge_alpha = float(rng.uniform(0.3, 0.8))
+    pyramids = [pyramid(bake_edge(d, card_wh_mm, corner_mm, edge_bgr, edge_alpha))
+                for d in designs]
     light_dir = rng.uniform(0, 2 * math.pi)
-    mm_px = camera.params["px_per_mm"]
     shadow_mm = rng.uniform(0.2, 1.2)
     shadow = (math.cos(light_dir) * shadow_mm * mm_px, math.sin(light_dir) * shadow_mm * mm_px,
               rng.uniform(0.4, 1.5) * mm_px, rng.uniform(0.15, 0.45))
-    edge_bgr = tuple(float(v) for v in rng.uniform(190, 240) * np.array([1, 1, 1]))
-    edge_alpha = rng.uniform(0.2, 0.7)
-    card_h_px = card_wh_mm[1] * mm_px
     for i in alive:
         if face_up[i]:
-            tex = random_front(rng, (118, 182) if card_h_px < 160 else (236, 364))
+            tex = bake_edge(random_front(rng, design_wh), card_wh_mm, corner_mm, edge_bgr,
+                            edge_alpha)
         else:
             tex, _ = pick_level(pyramids[deck_of[i]], card_h_px)
         gain = rng.uniform(0.93, 1.04)  # no two cards lie perfectly flat under the light
-        draw_card(canvas, tex, H_cards[i], card_wh_mm, polys_canvas[i], shadow, edge_bgr,
-                  edge_alpha, gain)
-    photo = cv2.remap(canvas, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    img, light_params = apply_photo(rng, photo, options.lighting)
+        draw_card(canvas, tex, H_cards[i], card_wh_mm, polys_canvas[i], shadow, gain)
+    img, light_params = apply_photo(rng, camera.apply(canvas, maps), options.lighting)
     quality = int(rng.integers(options.jpeg_quality[0], options.jpeg_quality[1] + 1))
     img, jpeg = jpeg_roundtrip(img, quality)
 
+    sharp = np.array([[0, 0], [card_wh_mm[0], 0], [card_wh_mm[0], card_wh_mm[1]],
+                      [0, card_wh_mm[1]]])
     cards = []
     for pos, i in enumerate(alive):
-        st = stats[pos]
+        st = stats[i]
         quad = camera.project_mm(to_canvas(card_to_table(layout.poses[i], card_wh_mm), sharp))
         d = int(deck_of[i])
         cards.append(CardLabel(
@@ -259,19 +252,18 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
             face_up=bool(face_up[i]), quad_xy=quad.astype(np.float32),
             visible_fraction=float(min(1.0, st.visible_px / max(areas[i], 1.0))),
             centroid_xy=st.centroid_xy, strip_px=float(st.strip_px),
-            visible_polygon_xy=st.polygon_xy, centre_xy=st.centre_xy, visible_px=st.visible_px,
-            true_deck_id=d,
+            visible_polygon_xy=visible_polygon(owner, pos, bboxes[i]), centre_xy=st.centre_xy,
+            visible_px=st.visible_px, true_deck_id=d,
         ))
     params = {
         "seed": int(seed), "image_wh": list(image_wh), "preset": options.preset,
-        "families": options.families, "n_cards_placed": int(n), "n_cards_visible": len(cards),
-        "card_wh_mm": [float(v) for v in card_wh_mm], "corner_mm": float(corner_mm),
-        "camera": camera.params, "table": table_params, "lighting": light_params,
-        "jpeg_quality": quality,
+        "families": options.families, "n_cards_placed": len(layout.poses),
+        "n_cards_visible": len(cards), "card_wh_mm": [float(v) for v in card_wh_mm],
+        "corner_mm": float(corner_mm), "design_wh": list(design_wh), "camera": camera.params,
+        "table": table_params, "lighting": light_params, "jpeg_quality": quality,
         "shadow": {"offset_mm": float(shadow_mm), "strength": float(shadow[3])},
     }
-    return Scene(img, tuple(cards), owner.astype(np.int32), designs, names, options.preset,
-                 params, jpeg)
+    return Scene(img, tuple(cards), owner, designs, names, options.preset, params, jpeg)
 
 
 def _layout_bbox(poses, card_wh_mm) -> np.ndarray:

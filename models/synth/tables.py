@@ -46,24 +46,37 @@ def _shade(base, field: np.ndarray) -> np.ndarray:
     return np.asarray(base, np.float32)[None, None, :] * field[..., None]
 
 
+def _aniso(rng, wh, cells_wh) -> np.ndarray:
+    """Smooth noise with different cell counts along x and y (grain-like when stretched)."""
+    return cv2.resize(rng.standard_normal((max(2, cells_wh[1]), max(2, cells_wh[0])))
+                      .astype(np.float32), wh, interpolation=cv2.INTER_CUBIC)
+
+
 def _wood(rng, wh, px_per_mm, base):
+    """Planks with the grain along x: long growth-ring lines that meander slowly, fine pores,
+    per-plank tone and dark joints; rotated by 90 degrees half the time."""
     w, h = wh
-    angle = rng.uniform(0, np.pi)
-    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
-    u = (x * np.cos(angle) + y * np.sin(angle)) / px_per_mm  # across the grain, mm
-    v = (-x * np.sin(angle) + y * np.cos(angle)) / px_per_mm  # along the grain, mm
-    plank_mm = rng.uniform(70, 220)
-    plank = np.floor(u / plank_mm)
-    warp = _fbm(rng, wh, 4) * rng.uniform(3, 12)
-    grain = np.sin((u + warp + 0.02 * v * np.sin(plank * 1.7)) * 2 * np.pi / rng.uniform(2.5, 9))
-    rings = 0.5 + 0.5 * np.sign(grain) * np.abs(grain) ** 0.6
-    # per-plank tone, thin dark gaps between planks, long streaks along the grain
-    tone = 1 + 0.08 * np.sin(plank * 12.9898 + rng.uniform(0, 6))
-    gap = np.clip(np.abs((u / plank_mm) - np.round(u / plank_mm)) * plank_mm / 0.7, 0, 1)
-    streak = cv2.resize(rng.standard_normal((max(2, h // 3), 8)).astype(np.float32), (w, h),
-                        interpolation=cv2.INTER_LINEAR)
-    field = tone * (0.82 + 0.22 * rings + 0.04 * streak) * (0.6 + 0.4 * gap)
-    return _shade(base, field)
+    turn = rng.random() < 0.5
+    if turn:
+        w, h = h, w
+    w_mm, h_mm = w / px_per_mm, h / px_per_mm
+    plank_mm = rng.uniform(80, 200)
+    y_mm = np.arange(h, dtype=np.float32)[:, None] / px_per_mm
+    plank = np.floor(y_mm / plank_mm + rng.uniform(0, 1))
+    # ring phase: across-grain position plus slow along-grain meander (one noise per plank
+    # would be best; a shared one offset per plank is close enough and cheaper)
+    meander = _aniso(rng, (w, h), (max(2, int(w_mm / 400)), max(2, int(h_mm / 25))))
+    period = rng.uniform(3, 10)
+    phase = (y_mm + meander * rng.uniform(2, 8) + plank * 37.0) / period
+    rings = np.abs(np.sin(np.pi * phase)) ** rng.uniform(0.3, 3)
+    pores = _aniso(rng, (w, h), (max(2, int(w_mm / 15)), max(2, int(h_mm * 1.2))))
+    tone = 1 + 0.07 * np.sin(plank * 12.9898 + rng.uniform(0, 6))
+    gap = np.clip(np.abs((y_mm / plank_mm) - np.round(y_mm / plank_mm)) * plank_mm / 0.5, 0, 1)
+    contrast = rng.uniform(0.08, 0.3)
+    field = tone * (1 - contrast + contrast * rings + 0.035 * pores) * (0.55 + 0.45 * gap)
+    field *= 1 + 0.05 * _fbm(rng, (w, h), 3)
+    img = _shade(base, field.astype(np.float32))
+    return np.ascontiguousarray(img.transpose(1, 0, 2)) if turn else img
 
 
 def _felt(rng, wh, px_per_mm, base):
