@@ -1,0 +1,128 @@
+"""``cardtally snap`` with a video file standing in for the camera."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from cardtally.vision.camera import sharpness
+from typer.testing import CliRunner
+
+from cardtally.cli import app
+
+runner = CliRunner()
+SHARP_INDEX = 2
+
+
+def write_burst_video(path: Path, n_frames: int = 6) -> Path:
+    """An MJPG .avi of 160x120 frames, all blurred except frame ``SHARP_INDEX``."""
+    base = np.full((120, 160, 3), 90, np.uint8)
+    for i in range(8):
+        cv2.rectangle(
+            base,
+            (12 + 17 * i, 10 + 9 * i),
+            (30 + 17 * i, 50 + 9 * i),
+            (40 * i, 200, 255 - 30 * i),
+            -1,
+        )
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (160, 120))
+    for i in range(n_frames):
+        blurred = cv2.GaussianBlur(base, (0, 0), 1.0 + abs(i - SHARP_INDEX))
+        writer.write(base if i == SHARP_INDEX else blurred)
+    writer.release()
+    return path
+
+
+@pytest.fixture
+def burst_video(tmp_path: Path) -> Path:
+    return write_burst_video(tmp_path / "burst.avi")
+
+
+def test_snap_saves_the_sharpest_frame_and_prints_its_path(burst_video: Path, tmp_path: Path):
+    out = tmp_path / "photos"
+    result = runner.invoke(
+        app, ["snap", "--camera", str(burst_video), "--out", str(out), "-n", "6"]
+    )
+    assert result.exit_code == 0, result.output
+    saved = Path(result.stdout.strip())
+    assert saved.parent == out
+    assert saved.name.startswith("snap-") and saved.suffix == ".jpg"
+    assert result.stderr.startswith(f"Kept frame {SHARP_INDEX} (160x120 px, sharpness ")
+    assert "Warning: 160x120 px is low for counting cards" in result.stderr
+    video = cv2.VideoCapture(str(burst_video))
+    frames = [video.read()[1] for _ in range(6)]
+    video.release()
+    best = max(range(6), key=lambda i: sharpness(frames[i]))
+    assert best == SHARP_INDEX
+    assert abs(sharpness(cv2.imread(str(saved))) - sharpness(frames[best])) < 0.2 * sharpness(
+        frames[best]
+    )
+
+
+def test_snap_twice_in_one_second_keeps_both(burst_video: Path, tmp_path: Path):
+    args = ["snap", "-c", str(burst_video), "-o", str(tmp_path), "-n", "2"]
+    paths = {runner.invoke(app, args).stdout.strip() for _ in range(3)}
+    assert len(paths) == 3 and all(Path(p).is_file() for p in paths)
+
+
+def test_snap_missing_camera(tmp_path: Path):
+    started = time.monotonic()
+    result = runner.invoke(app, ["snap", "--camera", "9", "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.stderr == "Error: Camera 9 is not available (no such device or it is in use).\n"
+    assert result.stdout == ""
+    assert time.monotonic() - started < 5.0
+
+
+def test_snap_dead_url(tmp_path: Path):
+    started = time.monotonic()
+    result = runner.invoke(
+        app, ["snap", "--camera", "http://127.0.0.1:9/video", "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: Cannot open the camera stream http://127.0.0.1:9/video: connection refused "
+        "(is the camera app running, and is the port right?).\n"
+    )
+    assert time.monotonic() - started < 5.0
+
+
+@pytest.mark.parametrize("frames", ["0", "-1", "301", "many"])
+def test_snap_bad_frame_count_is_a_usage_error(frames: str, burst_video: Path):
+    result = runner.invoke(app, ["snap", "--camera", str(burst_video), "--frames", frames])
+    assert result.exit_code == 2
+    assert "--frames" in result.stderr
+
+
+def test_snap_out_is_a_file(burst_video: Path, tmp_path: Path):
+    blocker = tmp_path / "photos.jpg"
+    blocker.write_bytes(b"")
+    result = runner.invoke(app, ["snap", "-c", str(burst_video), "--out", str(blocker)])
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: Cannot save the photo: {blocker} is a file, not a folder.\n"
+
+
+def test_snap_out_cannot_be_created(burst_video: Path, tmp_path: Path):
+    blocker = tmp_path / "photos.jpg"
+    blocker.write_bytes(b"")
+    result = runner.invoke(app, ["snap", "-c", str(burst_video), "--out", str(blocker / "sub")])
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: Cannot create the folder {blocker / 'sub'}: Not a directory.\n"
+
+
+def test_snap_preview_without_display_takes_the_photo_anyway(
+    burst_video: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    result = runner.invoke(app, ["snap", "-c", str(burst_video), "-o", str(tmp_path), "--preview"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(
+        "No display found (DISPLAY and WAYLAND_DISPLAY are unset); "
+        "taking the photo without a preview.\n"
+    )
+    assert Path(result.stdout.strip()).is_file()
