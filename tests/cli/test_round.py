@@ -5,10 +5,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from cardtally.scoring import ledger as ledger_module
 from typer.testing import CliRunner
 
 from cardtally.cli import app
+from cardtally.scoring import ledger as ledger_module
 
 runner = CliRunner()
 FULL = [

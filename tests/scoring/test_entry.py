@@ -1,12 +1,12 @@
 """Typed-in players and counts -> seats and rounds, with the exact error messages."""
 
 import pytest
+
+from cardtally.errors import CardtallyError
 from cardtally.scoring.entry import build_round, parse_seats
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.scoring.rules import get_rules
 from cardtally.scoring.standings import Seat
-
-from cardtally.errors import CardtallyError
 
 LIGRETTO = get_rules("ligretto")
 PLAYERS = ("Anna", "Ben", "Cleo")

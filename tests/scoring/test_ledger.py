@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+
+from cardtally.errors import CardtallyError
 from cardtally.scoring.ledger import BUSY_MESSAGE, Ledger
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.scoring.rules import get_rules, with_overrides
 from cardtally.scoring.schema import SCHEMA_VERSION
 from cardtally.scoring.standings import Seat
-
-from cardtally.errors import CardtallyError
 
 SEATS = [Seat("Anna", "red-star"), Seat("Ben", "red-moon")]
 

@@ -1,6 +1,7 @@
 """Round scores (worked examples from the rule texts) and the physical checks."""
 
 import pytest
+
 from cardtally.scoring.rounds import (
     PlayerCounts,
     RoundEntry,

@@ -1,9 +1,9 @@
 """Rule sets, aliases and house-rule overrides (DESIGN.md section 2)."""
 
 import pytest
-from cardtally.scoring.rules import RULE_SETS, RuleSet, get_rules, with_overrides
 
 from cardtally.errors import CardtallyError
+from cardtally.scoring.rules import RULE_SETS, RuleSet, get_rules, with_overrides
 
 RULE_NAMES = "ligretto, racing-demon (aliases: nerts, pounce), dutch-blitz, ligretto-2"
 

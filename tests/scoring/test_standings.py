@@ -1,6 +1,7 @@
 """Totals, shared places, the end of a game and its winners (incl. Ligretto-2 markers)."""
 
 import pytest
+
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.scoring.rules import get_rules, with_overrides
 from cardtally.scoring.standings import Seat, summarize
