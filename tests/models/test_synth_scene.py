@@ -7,6 +7,7 @@ import dataclasses
 import cv2
 import numpy as np
 import pytest
+
 from cardtally.models.synth import (
     Lighting,
     SceneOptions,
@@ -120,9 +121,10 @@ def test_quads_land_on_the_card_after_tilt_and_distortion(seed):
         quad = scene.cards[k].quad_xy
         inside = np.zeros(scene.owner_map.shape, np.uint8)
         cv2.fillPoly(inside, [np.round(quad * 8).astype(np.int32)], 1, cv2.LINE_8, 3)
-        inside = cv2.dilate(inside, np.ones((3, 3), np.uint8))
+        # straight quad edges vs edges bent by the lens: allow 1.5 px
+        inside = cv2.dilate(inside, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (4, 4)))
         mine = scene.owner_map == k
-        assert inside[mine].all()  # every pixel of the card is within its quad (+1 px)
+        assert inside[mine].all()  # every pixel of the card is within its quad
         # and the quad is filled by the card except the rounded corners (a few %)
         assert mine.sum() / max(cv2.contourArea(quad), 1) > 0.93
 
