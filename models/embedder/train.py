@@ -37,7 +37,7 @@ def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
     from .fronts import random_front as own_front
 
     try:  # the scene renderer's fronts, when it has them, widen what "face up" means
-        from ..synth.designs import random_front as synth_front  # type: ignore
+        from ..synth.fronts import random_front as synth_front
     except ImportError:
         synth_front = None
     return [synth_front(rng) if synth_front is not None and i % 2 else own_front(rng)

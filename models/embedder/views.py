@@ -41,8 +41,7 @@ def _table(rng: np.random.Generator, size_px: int) -> np.ndarray:
     cells = int(rng.integers(2, 12))
     noise = cv2.resize(rng.normal(0, rng.uniform(5, 35), (cells, cells, 3)).astype(np.float32),
                        (size_px, size_px), interpolation=cv2.INTER_CUBIC)
-    grain = rng.normal(0, rng.uniform(0, 8), (size_px, size_px, 1)).astype(np.float32)
-    return np.clip(base + noise + grain, 0, 255).astype(np.float32)
+    return np.clip(base + noise, 0, 255).astype(np.float32)
 
 
 def _card_quad(centre_xy: np.ndarray, card_w_px: float, angle: float) -> np.ndarray:
@@ -112,23 +111,26 @@ def _occluders(rng: np.random.Generator, quad: np.ndarray, card_w_px: float,
 
 
 def _camera(rng: np.random.Generator, canvas: np.ndarray) -> np.ndarray:
-    size = canvas.shape[0]
+    height, width = canvas.shape[:2]
+    size = max(height, width)
     kelvin = float(np.exp(rng.uniform(np.log(2500), np.log(7500))))
     gains = kelvin_gains_bgr(kelvin) * rng.uniform(0.55, 1.25)
-    gy, gx = np.mgrid[0:size, 0:size].astype(np.float32) / size - 0.5
-    direction = rng.normal(0, 1, 2)
-    gradient = 1 + rng.uniform(0, 0.5) * (gx * direction[0] + gy * direction[1])
+    # Light falls off smoothly: a 2x2 field of brightness upsampled is a linear gradient.
+    corners = (1 + rng.uniform(0, 0.5) * rng.uniform(-0.5, 0.5, (2, 2))).astype(np.float32)
+    gradient = cv2.resize(corners, (width, height), interpolation=cv2.INTER_LINEAR)
     image = canvas * gains * gradient[..., None]
     if rng.random() < 0.15:  # glare: a soft bright spot that washes colours out
-        cx, cy = rng.uniform(0, size, 2)
-        spot = np.exp(-((gx * size - cx + size / 2) ** 2 + (gy * size - cy + size / 2) ** 2)
-                      / (2 * (rng.uniform(0.05, 0.3) * size) ** 2))
+        spot = np.zeros((height, width), np.float32)
+        centre = (int(rng.uniform(0, width)), int(rng.uniform(0, height)))
+        cv2.circle(spot, centre, int(rng.uniform(0.05, 0.3) * size), 1.0, -1)
+        spot = cv2.GaussianBlur(spot, (0, 0), 0.1 * size)
         image = image + rng.uniform(40, 160) * spot[..., None]
     sigma = rng.uniform(0, 1.3) if rng.random() < 0.7 else 0.0
     if sigma > 0.2:
         image = cv2.GaussianBlur(image, (0, 0), sigma)
-    image = image + rng.normal(0, rng.uniform(0, 7), image.shape).astype(np.float32)
-    image = np.clip(image, 0, 255).astype(np.uint8)
+    noise = np.empty_like(image)
+    cv2.randn(noise, 0.0, float(rng.uniform(0, 7)))
+    image = np.clip(image + noise, 0, 255).astype(np.uint8)
     if rng.random() < 0.6:
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
         image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -173,11 +175,15 @@ def render_view(rng: np.random.Generator, design: np.ndarray,
         fraction = float(visible.sum() / max(cv2.contourArea(quad), 1.0))
         if fraction < 0.05:
             continue
-        image = _camera(rng, canvas)
-        poly = _detected_polygon(rng, visible)
+        # Only the card's neighbourhood matters to the crop: process just that.
+        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 6, 0)
+        x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 6, size)
+        image = _camera(rng, canvas[y0:y1, x0:x1])
+        poly = _detected_polygon(rng, visible[y0:y1, x0:x1])
         if poly is None:
             continue
-        detected_quad = quad + rng.normal(0, 0.012 * card_w_px, (4, 2)).astype(np.float32)
+        shift = np.array([x0, y0], np.float32)
+        detected_quad = quad - shift + rng.normal(0, 0.012 * card_w_px, (4, 2)).astype(np.float32)
         pixels, _ = crop_card(image, detected_quad, poly)
         return pixels, fraction
     # Give up on occlusion: a whole card always works.

@@ -1,0 +1,73 @@
+"""Rendered scenes as identification test material: ground-truth detections and expected owners.
+
+Used by the identification benchmark and the tests; imports the renderer but not torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ...vision.calibrate import Calibration, build_calibration, calibration_crops
+from ...vision.decks import DeckSet
+from ...vision.detections import FACE_UP, CardDetections
+from ...vision.embed import BackEmbedder, embedder_version
+from ...vision.geometry import quad_long_axis_deg
+from ..synth.scene import Scene
+
+REAL_BACKS_DIR = Path("/work/shared/data/backs")
+
+
+def gt_detections(scene: Scene) -> CardDetections:
+    """The renderer's labels as a perfect detector's output."""
+    cards = scene.cards
+    height, width = scene.image.shape[:2]
+    if not cards:
+        return CardDetections.empty((width, height))
+    return CardDetections(
+        quad_xy=np.stack([c.quad_xy for c in cards]).astype(np.float32),
+        visible_polygons_xy=tuple(np.asarray(c.visible_polygon_xy, np.float32) for c in cards),
+        centre_xy=np.stack([c.centre_xy for c in cards]).astype(np.float32),
+        angle_deg=np.array([quad_long_axis_deg(c.quad_xy) for c in cards], np.float32),
+        score=np.ones((len(cards),), np.float32),
+        image_wh=(width, height),
+        strip_px=np.array([c.strip_px for c in cards], np.float32),
+    )
+
+
+def expected_owner(scene: Scene, deck_order: list[str]) -> np.ndarray:
+    """Per card: index into ``deck_order``, FACE_UP, or -1 for a deck not in ``deck_order``."""
+    out = []
+    for card in scene.cards:
+        if card.face_up:
+            out.append(FACE_UP)
+        elif card.deck_name in deck_order:
+            out.append(deck_order.index(card.deck_name))
+        else:
+            out.append(-1)
+    return np.array(out, np.int64)
+
+
+def calibrate_from_scene(name: str, photo: Scene, existing: DeckSet,
+                         embedder: BackEmbedder) -> Calibration:
+    """Enrol a deck from a rendered calibration photo, with ground-truth card outlines."""
+    crops = calibration_crops([photo.image], [gt_detections(photo)])
+    embeddings = embedder.embed(crops.pixels)
+    return build_calibration(name, crops, embeddings, existing, [f"{name}.png"],
+                             embedder_version())
+
+
+def real_back_paths() -> list[Path]:
+    """Real card-back images (test only, never for training), one per distinct file content."""
+    seen: set[bytes] = set()
+    paths = []
+    for path in sorted(REAL_BACKS_DIR.rglob("back*")):
+        if path.suffix.lower() not in (".gif", ".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".xpm"):
+            continue
+        data = path.read_bytes()
+        if data in seen:
+            continue
+        seen.add(data)
+        paths.append(path)
+    return paths

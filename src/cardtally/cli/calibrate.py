@@ -1,0 +1,57 @@
+"""``cardtally calibrate DECK PHOTO... [--replace]``: enrol a deck from photos of its backs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import CardtallyError
+from ..vision.calibrate import calibrate_deck
+from ..vision.decks import check_deck_name, load_decks, profile_path, write_profile
+from ..vision.embed import embedder_version
+from .app import app
+
+
+@app.command("calibrate")
+def calibrate(
+    deck: Annotated[str, typer.Argument(help="Name for the deck (e.g. the player's name).")],
+    photos: Annotated[
+        list[Path],
+        typer.Argument(help="Photos showing only this deck's backs (5-40 cards each).",
+                       exists=True, dir_okay=False, show_default=False),
+    ],
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Calibrate a deck that already exists again.")
+    ] = False,
+) -> None:
+    """Learn what DECK's card backs look like, from photos showing only that deck."""
+    check_deck_name(deck)
+    if profile_path(deck).exists() and not replace:
+        raise CardtallyError(
+            f"Deck {deck!r} is already calibrated; add --replace to calibrate it again."
+        )
+    existing = load_decks(embedder_version=None)
+    compatible = type(existing)(tuple(p for p in existing.profiles
+                                      if p.embedder_version == embedder_version()))
+    result = calibrate_deck(deck, photos, compatible)
+    write_profile(result.profile, replace=replace)
+    plural = "s" if len(photos) != 1 else ""
+    skipped = []
+    if result.n_face_up:
+        skipped.append(f"{result.n_face_up} face up")
+    if result.n_outliers:
+        skipped.append(f"{result.n_outliers} not matching the others")
+    note = f" (skipped {', '.join(skipped)})" if skipped else ""
+    typer.echo(
+        f"Calibrated deck {deck!r} from {result.n_cards} cards in {len(photos)} photo{plural}"
+        f"{note}.", err=True,
+    )
+    closest = result.closest
+    if closest is not None:
+        typer.echo(
+            f"Warning: deck {deck!r} is easily confused with deck {closest.deck!r} "
+            f"({closest.share:.0%} of its calibration views are as close to it); cards of these "
+            "decks may be counted as unknown or mixed up.", err=True,
+        )

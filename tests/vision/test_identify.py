@@ -1,0 +1,46 @@
+"""Deck decisions: nearest deck, UNKNOWN by threshold or margin, FACE_UP first."""
+
+import numpy as np
+
+from cardtally.vision.decks import DeckProfile, DeckSet
+from cardtally.vision.detections import FACE_UP, UNKNOWN
+from cardtally.vision.embed import Embeddings
+from cardtally.vision.identify import IdentifySettings, classify
+
+
+def unit(*rows):
+    a = np.array(rows, np.float32)
+    return a / np.linalg.norm(a, axis=1, keepdims=True)
+
+
+def deck(name, *protos, threshold=0.8):
+    return DeckProfile(name, unit(*protos), threshold, "v", 5, "2026-01-01T00:00:00+00:00")
+
+
+DECKS = DeckSet((deck("red", [1, 0, 0], [0.9, 0.1, 0]), deck("blue", [0, 1, 0])))
+
+
+def test_decisions():
+    emb = Embeddings(
+        vectors=unit([1, 0.05, 0], [0.02, 1, 0.01], [0, 0, 1], [1, 0.95, 0], [1, 0, 0]),
+        face_up_prob=np.array([0.01, 0.02, 0.0, 0.1, 0.97], np.float32),
+    )
+    ids = classify(emb, DECKS)
+    assert ids.deck_index.tolist() == [0, 1, UNKNOWN, UNKNOWN, FACE_UP]
+    assert ids.counts() == {"red": 1, "blue": 1}
+    assert (ids.unknown_count, ids.face_up_count) == (2, 1)
+    assert ids.confidence[0] > 0.9 and ids.confidence[4] == np.float32(0.97)
+
+
+def test_margin_rejects_a_tie():
+    emb = Embeddings(unit([1, 0.97, 0]), np.zeros((1,), np.float32))
+    assert classify(emb, DECKS, IdentifySettings(margin=0.04)).deck_index.tolist() == [UNKNOWN]
+    loose = DeckSet((deck("red", [1, 0, 0], threshold=0.5), deck("blue", [0, 1, 0], threshold=0.5)))
+    assert classify(emb, loose, IdentifySettings(margin=0.0)).deck_index.tolist() == [0]
+
+
+def test_no_decks_means_unknown_and_empty_input():
+    emb = Embeddings(unit([1, 0, 0]), np.zeros((1,), np.float32))
+    assert classify(emb, DeckSet(())).deck_index.tolist() == [UNKNOWN]
+    empty = Embeddings(np.zeros((0, 3), np.float32), np.zeros((0,), np.float32))
+    assert len(classify(empty, DECKS)) == 0

@@ -1,0 +1,281 @@
+"""Enrol a deck from photos of its backs: crops, embeddings, prototypes, threshold, warnings.
+
+Each detected card gives its whole visible part plus thin strips and L-shapes cut from it (the
+views the card will show in a played round), so the deck's prototypes cover what a finger-width
+strip of the back looks like, not only the whole card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from cardtally.errors import CardtallyError
+
+from .decks import DeckProfile, DeckSet, now_iso
+from .detections import CardDetections
+from .embed import BackEmbedder, Embeddings, default_embedder, embedder_version
+from .load import load_image
+from .rectify import CROP_PX, INPUT_CHANNELS, normalise_crop, rectify_card
+
+#: Fewer usable cards than this cannot show how much one design varies.
+MIN_USABLE_CARDS = 3
+#: Strip widths cut from each card, as a fraction of the card side they run along.
+STRIP_FRACTIONS = (0.1, 0.2, 0.35)
+#: L-shape arm width, as a fraction of the card width.
+L_SHAPE_FRACTION = 0.2
+#: A sub-view is used only if this share of it is visible in the calibration photo.
+MIN_SUBVIEW_VISIBLE = 0.8
+#: Most prototypes kept per deck (spherical k-means centres).
+MAX_PROTOTYPES = 32
+#: Two whole-card crops closer than this (cosine) are the same design.
+SAME_DESIGN_SIMILARITY = 0.5
+#: Second design group of at least this many cards (and share) means the photo mixes designs.
+MIXED_MIN_CARDS = 2
+MIXED_MIN_SHARE = 0.15
+#: Deck threshold: low percentile of the crops' similarity to other cards of the deck, minus a
+#: slack for the change of light and camera between calibration and play, clipped to a range.
+THRESHOLD_PERCENTILE = 2.0
+THRESHOLD_SLACK = 0.12
+THRESHOLD_RANGE = (0.35, 0.6)
+#: Warn when this share of the new deck's crops are about as close to another deck.
+CONFUSABLE_SHARE = 0.03
+CONFUSABLE_MARGIN = 0.04
+FACE_UP_PROB = 0.5
+
+
+@dataclass(frozen=True)
+class CalibrationCrops:
+    """Model inputs of one deck's calibration: ``pixels`` (m, 4, 64, 64).
+
+    ``card_index`` (m,) numbers the physical cards across all photos; ``whole`` (m,) marks the
+    whole-visible-part crop of each card (one per card).
+    """
+
+    pixels: np.ndarray
+    card_index: np.ndarray
+    whole: np.ndarray
+    photo_index: np.ndarray
+
+    def __post_init__(self) -> None:
+        m = len(self.card_index)
+        if self.pixels.shape != (m, INPUT_CHANNELS, CROP_PX, CROP_PX):
+            raise ValueError(
+                f"pixels must have shape ({m}, {INPUT_CHANNELS}, {CROP_PX}, {CROP_PX}), "
+                f"got {self.pixels.shape}"
+            )
+        if self.whole.shape != (m,) or self.photo_index.shape != (m,):
+            raise ValueError("whole and photo_index must have one entry per crop")
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """How much a newly calibrated deck overlaps an existing one (``share`` of its crops)."""
+
+    deck: str
+    share: float
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Result of enrolling one deck: the profile to store and what the user should hear."""
+
+    profile: DeckProfile
+    n_cards: int
+    n_face_up: int
+    n_outliers: int
+    confusions: tuple[Confusion, ...] = field(default=())
+
+    @property
+    def closest(self) -> Confusion | None:
+        """The existing deck most confusable with the new one, if any is confusable."""
+        return max(self.confusions, key=lambda c: c.share) if self.confusions else None
+
+
+def _subview_masks(mask: np.ndarray) -> list[np.ndarray]:
+    """Strips along each side and L-shapes, each intersected with the visible mask."""
+    height, width = mask.shape
+    views = []
+    for fraction in STRIP_FRACTIONS:
+        wx, wy = max(2, round(width * fraction)), max(2, round(height * fraction * 0.65))
+        for sl in (np.s_[:, :wx], np.s_[:, width - wx :], np.s_[:wy, :], np.s_[height - wy :, :]):
+            region = np.zeros_like(mask)
+            region[sl] = True
+            views.append(region)
+    arm = max(2, round(width * L_SHAPE_FRACTION))
+    for rows, cols in ((np.s_[:arm], np.s_[:arm]), (np.s_[:arm], np.s_[width - arm :]),
+                       (np.s_[height - arm :], np.s_[:arm]),
+                       (np.s_[height - arm :], np.s_[width - arm :])):
+        region = np.zeros_like(mask)
+        region[rows, :] = True
+        region[:, cols] = True
+        views.append(region)
+    kept = []
+    for region in views:
+        inside = region & mask
+        if inside.sum() >= MIN_SUBVIEW_VISIBLE * region.sum():
+            kept.append(inside)
+    return kept
+
+
+def calibration_crops(images_bgr: list[np.ndarray],
+                      detections: list[CardDetections]) -> CalibrationCrops:
+    """Whole-card and strip crops of every detected card in the calibration photos."""
+    pixels, card_index, whole, photo_index = [], [], [], []
+    card = 0
+    for p, (image, dets) in enumerate(zip(images_bgr, detections, strict=True)):
+        for i in range(len(dets)):
+            frame, mask = rectify_card(image, dets.quad_xy[i], dets.visible_polygons_xy[i])
+            if not mask.any():
+                continue
+            for k, view in enumerate([mask, *_subview_masks(mask)]):
+                pixels.append(normalise_crop(frame, view))
+                card_index.append(card)
+                whole.append(k == 0)
+                photo_index.append(p)
+            card += 1
+    if not pixels:
+        empty = np.zeros((0, INPUT_CHANNELS, CROP_PX, CROP_PX), np.float32)
+        return CalibrationCrops(empty, np.zeros((0,), np.int64), np.zeros((0,), bool),
+                                np.zeros((0,), np.int64))
+    return CalibrationCrops(np.stack(pixels), np.array(card_index), np.array(whole),
+                            np.array(photo_index))
+
+
+def design_groups(vectors: np.ndarray, similarity: float = SAME_DESIGN_SIMILARITY) -> np.ndarray:
+    """Average-linkage clustering of whole-card embeddings; returns a group label per card."""
+    n = len(vectors)
+    groups = [[i] for i in range(n)]
+    sims = vectors @ vectors.T
+    while len(groups) > 1:
+        best, pair = -2.0, (0, 0)
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                s = float(sims[np.ix_(groups[a], groups[b])].mean())
+                if s > best:
+                    best, pair = s, (a, b)
+        if best < similarity:
+            break
+        a, b = pair
+        groups[a] += groups.pop(b)
+    labels = np.zeros((n,), np.int64)
+    for k, members in enumerate(sorted(groups, key=len, reverse=True)):
+        labels[members] = k
+    return labels
+
+
+def spherical_kmeans(vectors: np.ndarray, k: int, iterations: int = 20) -> np.ndarray:
+    """k unit centres of unit ``vectors`` (deterministic farthest-point start)."""
+    k = min(k, len(vectors))
+    centres = [vectors[int(np.argmax(vectors @ vectors.mean(axis=0)))]]
+    for _ in range(1, k):
+        nearest = (vectors @ np.array(centres).T).max(axis=1)
+        centres.append(vectors[int(np.argmin(nearest))])
+    c = np.array(centres)
+    for _ in range(iterations):
+        assign = np.argmax(vectors @ c.T, axis=1)
+        for j in range(k):
+            members = vectors[assign == j]
+            if len(members):
+                mean = members.sum(axis=0)
+                c[j] = mean / max(np.linalg.norm(mean), 1e-12)
+    return c.astype(np.float32)
+
+
+def nearest_other_card(vectors: np.ndarray, card_index: np.ndarray) -> np.ndarray:
+    """Each crop's best similarity to a crop of a *different* card (leave-one-card-out)."""
+    sims = vectors @ vectors.T
+    sims[card_index[:, None] == card_index[None, :]] = -1.0
+    return sims.max(axis=1)
+
+
+def confusions(name: str, vectors: np.ndarray, own_similarity: np.ndarray,
+               existing: DeckSet) -> tuple[Confusion, ...]:
+    """Existing decks that would take (or tie with) a noticeable share of the new deck's crops."""
+    found = []
+    for profile in existing.profiles:
+        if profile.name == name:
+            continue
+        other = (vectors @ profile.prototypes.T).max(axis=1)
+        share = float(np.mean(other >= own_similarity - CONFUSABLE_MARGIN))
+        if share >= CONFUSABLE_SHARE:
+            found.append(Confusion(profile.name, share))
+    return tuple(found)
+
+
+def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings,
+                      existing: DeckSet, photo_names: list[str], version: str) -> Calibration:
+    """Turn embedded calibration crops into a deck profile, or explain why not."""
+    photos = ", ".join(photo_names)
+    whole_idx = np.flatnonzero(crops.whole)
+    face_up_cards = set(crops.card_index[whole_idx[embeddings.face_up_prob[whole_idx]
+                                                   >= FACE_UP_PROB]].tolist())
+    back_whole = np.array([i for i in whole_idx if crops.card_index[i] not in face_up_cards])
+    if len(back_whole) < MIN_USABLE_CARDS:
+        raise CardtallyError(
+            f"Found {len(back_whole)} usable card back{'s' if len(back_whole) != 1 else ''} in "
+            f"{photos}; need at least {MIN_USABLE_CARDS}. Photograph 5-40 cards of the deck "
+            "backs up on a plain table, each card fully or mostly visible."
+        )
+    labels = design_groups(embeddings.vectors[back_whole])
+    sizes = np.bincount(labels)
+    if len(sizes) > 1 and sizes[1] >= MIXED_MIN_CARDS and sizes[1] >= MIXED_MIN_SHARE * sizes.sum():
+        raise CardtallyError(
+            f"The photos {photos} mix card designs ({sizes[0]} cards look like one design, "
+            f"{sizes[1]} like another); photograph the backs of one deck only."
+        )
+    main_cards = set(crops.card_index[back_whole[labels == 0]].tolist())
+    if len(main_cards) < MIN_USABLE_CARDS:
+        raise CardtallyError(
+            f"Found {len(main_cards)} usable card backs of one design in {photos}; need at "
+            f"least {MIN_USABLE_CARDS}."
+        )
+    use = np.isin(crops.card_index, list(main_cards))
+    vectors = embeddings.vectors[use]
+    card_index = crops.card_index[use]
+    own = nearest_other_card(vectors, card_index)
+    low, high = THRESHOLD_RANGE
+    threshold = float(np.clip(np.percentile(own, THRESHOLD_PERCENTILE) - THRESHOLD_SLACK, low, high))
+    prototypes = spherical_kmeans(vectors, MAX_PROTOTYPES)
+    profile = DeckProfile(name=name, prototypes=prototypes, threshold=threshold,
+                          embedder_version=version, n_cards=len(main_cards), created=now_iso())
+    return Calibration(
+        profile=profile,
+        n_cards=len(main_cards),
+        n_face_up=len(face_up_cards),
+        n_outliers=len(back_whole) - len(main_cards),
+        confusions=confusions(name, vectors, own, existing),
+    )
+
+
+def find_cards(image_bgr: np.ndarray) -> CardDetections:
+    """The shipped detector; the classical contour finder while no detector model is shipped.
+
+    Calibration photos show one deck spread out, where the classical finder is adequate.
+    """
+    if resources.files("cardtally.models").joinpath("card_detector.onnx").is_file():
+        from .detect import detect_cards
+
+        return detect_cards(image_bgr)
+    from .detect_classical import detect_cards_classical
+
+    return detect_cards_classical(image_bgr)
+
+
+def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
+                   embedder: BackEmbedder | None = None) -> Calibration:
+    """Detect, crop and embed the cards in ``photo_paths`` and build deck ``name``'s profile."""
+    images = [load_image(p).bgr for p in photo_paths]
+    detections = [find_cards(image) for image in images]
+    crops = calibration_crops(images, detections)
+    names = [p.name for p in photo_paths]
+    if len(crops.card_index) == 0:
+        raise CardtallyError(
+            f"No cards found in {', '.join(names)}. Photograph 5-40 cards of the deck backs up "
+            "on a plain table, each card fully or mostly visible."
+        )
+    embeddings = (embedder or default_embedder()).embed(crops.pixels)
+    return build_calibration(name, crops, embeddings, existing, names, embedder_version())

@@ -1,0 +1,207 @@
+"""Calibrated deck profiles: what each player's card back looks like to the embedder.
+
+One JSON file per deck in the data home (``decks/<name>.json``): a few prototype embeddings
+(whole cards and thin strips), the deck's acceptance threshold and the version of the embedder
+that made them. Files are written atomically; a corrupt file, or one made by another embedder
+version, is refused with an error that names the file and says how to fix it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from cardtally.errors import CardtallyError
+from cardtally.home import decks_dir, ensure_data_home
+
+FORMAT_VERSION = 1
+PROFILE_SUFFIX = ".json"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+
+
+@dataclass(frozen=True)
+class DeckProfile:
+    """One calibrated deck. ``prototypes`` (k, embedding_dim) float32 unit rows."""
+
+    name: str
+    prototypes: np.ndarray
+    threshold: float
+    embedder_version: str
+    n_cards: int
+    created: str
+
+    def __post_init__(self) -> None:
+        if self.prototypes.ndim != 2 or len(self.prototypes) == 0:
+            raise ValueError(f"prototypes must have shape (k, d) with k >= 1, got {self.prototypes.shape}")
+
+    @property
+    def embedding_dim(self) -> int:
+        return int(self.prototypes.shape[1])
+
+    def to_json(self) -> dict:
+        return {
+            "format_version": FORMAT_VERSION,
+            "name": self.name,
+            "embedder_version": self.embedder_version,
+            "threshold": round(float(self.threshold), 6),
+            "n_cards": int(self.n_cards),
+            "created": self.created,
+            "prototypes": [[round(float(v), 6) for v in row] for row in self.prototypes],
+        }
+
+
+@dataclass(frozen=True)
+class DeckSet:
+    """The decks to tell apart in a photo, in a fixed order (``CardIdentities.deck_names``)."""
+
+    profiles: tuple[DeckProfile, ...]
+
+    def __post_init__(self) -> None:
+        dims = {p.embedding_dim for p in self.profiles}
+        if len(dims) > 1:
+            raise ValueError(f"all profiles must share one embedding size, got {sorted(dims)}")
+        names = [p.name for p in self.profiles]
+        if len(set(names)) != len(names):
+            raise ValueError(f"deck names must be unique, got {names}")
+
+    def __len__(self) -> int:
+        return len(self.profiles)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.profiles)
+
+
+def now_iso() -> str:
+    """Current UTC time, second precision, for the ``created`` field."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def check_deck_name(name: str) -> str:
+    """Return ``name`` if it can be a deck (and file) name, else raise :class:`CardtallyError`."""
+    if not _NAME_RE.match(name):
+        raise CardtallyError(
+            f"Invalid deck name {name!r}: use 1-40 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit."
+        )
+    return name
+
+
+def profile_path(name: str) -> Path:
+    """Where the profile of deck ``name`` lives in the data home."""
+    return decks_dir() / f"{check_deck_name(name)}{PROFILE_SUFFIX}"
+
+
+def _corrupt(path: Path, why: str) -> CardtallyError:
+    return CardtallyError(
+        f"The deck profile {path} is corrupt ({why}); remove it with "
+        f"'cardtally decks remove {path.stem}' and calibrate the deck again."
+    )
+
+
+def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile:
+    """Load one profile file; check its embedder version when ``embedder_version`` is given."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CardtallyError(f"Cannot read the deck profile {path}: {exc.strerror}.") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise _corrupt(path, "not valid JSON") from None
+    if not isinstance(raw, dict):
+        raise _corrupt(path, "not a JSON object")
+    if raw.get("format_version") != FORMAT_VERSION:
+        raise CardtallyError(
+            f"The deck profile {path} has format version {raw.get('format_version')!r}, "
+            f"this cardtally reads version {FORMAT_VERSION}; calibrate the deck again with "
+            f"'cardtally calibrate {path.stem} PHOTO... --replace'."
+        )
+    try:
+        prototypes = np.asarray(raw["prototypes"], np.float32)
+        profile = DeckProfile(
+            name=str(raw["name"]),
+            prototypes=prototypes,
+            threshold=float(raw["threshold"]),
+            embedder_version=str(raw["embedder_version"]),
+            n_cards=int(raw["n_cards"]),
+            created=str(raw["created"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _corrupt(path, f"bad or missing field: {exc}") from None
+    if not np.all(np.isfinite(prototypes)) or not -1.0 <= profile.threshold <= 1.0:
+        raise _corrupt(path, "values out of range")
+    if embedder_version is not None:
+        check_compatible(profile, path, embedder_version)
+    return profile
+
+
+def check_compatible(profile: DeckProfile, path: Path, embedder_version: str) -> None:
+    """Refuse a profile made by a different embedder: its prototypes live in another space."""
+    if profile.embedder_version != embedder_version:
+        raise CardtallyError(
+            f"The deck profile {path} was made with embedder {profile.embedder_version}, but this "
+            f"cardtally uses {embedder_version}; calibrate the deck again with "
+            f"'cardtally calibrate {profile.name} PHOTO... --replace'."
+        )
+
+
+def write_profile(profile: DeckProfile, replace: bool = False) -> Path:
+    """Store ``profile`` atomically (temp file + rename); refuse to overwrite unless ``replace``."""
+    ensure_data_home()
+    path = profile_path(profile.name)
+    if path.exists() and not replace:
+        raise CardtallyError(
+            f"Deck {profile.name!r} is already calibrated; add --replace to calibrate it again."
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{profile.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(profile.to_json(), handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise CardtallyError(f"Cannot write the deck profile {path}: {exc.strerror}.") from None
+    return path
+
+
+def profile_paths() -> list[Path]:
+    """Every profile file in the data home, sorted by deck name."""
+    folder = decks_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob(f"*{PROFILE_SUFFIX}") if not p.name.startswith("."))
+
+
+def load_decks(names: list[str] | None = None, embedder_version: str | None = None) -> DeckSet:
+    """The calibrated decks (all, or ``names`` in that order), checked against the embedder."""
+    if names is None:
+        paths = profile_paths()
+    else:
+        paths = []
+        for name in names:
+            path = profile_path(name)
+            if not path.exists():
+                raise CardtallyError(f"No such deck: {name}")
+            paths.append(path)
+    return DeckSet(tuple(read_profile(p, embedder_version) for p in paths))
+
+
+def remove_deck(name: str) -> Path:
+    """Delete the profile of deck ``name`` (works on corrupt files too); return its path."""
+    path = profile_path(name)
+    if not path.exists():
+        raise CardtallyError(f"No such deck: {name}")
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise CardtallyError(f"Cannot remove the deck profile {path}: {exc.strerror}.") from None
+    return path
