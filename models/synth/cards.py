@@ -88,13 +88,15 @@ def draw_card(
     poly_canvas: np.ndarray,
     shadow: tuple[float, float, float, float],
     gain: float = 1.0,
+    sheen: tuple[float, float] | None = None,
 ) -> None:
     """Composite one card onto the float32 canvas in place.
 
     ``texture`` is the design (or front) raster covering the card's full rectangle, with its
     paper edge already drawn (:func:`bake_edge`).
     ``shadow`` = (dx_px, dy_px, sigma_px, strength): a soft contact shadow drawn first.
-    ``gain``: brightness of this card relative to the others.
+    ``gain``: brightness of this card relative to the others; ``sheen``: its change per px
+    along x and y.
     """
     ch, cw = canvas.shape[:2]
     dx, dy, sigma, strength = shadow
@@ -125,7 +127,12 @@ def draw_card(
     M = shift @ H_card_canvas @ tex_to_card
     warped = cv2.warpPerspective(texture, M, wh, flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    if gain != 1.0:
+    if sheen is not None:
+        # a card is never lit perfectly evenly: a gentle brightness ramp across it (gloss, bend)
+        gy, gx = np.mgrid[0:wh[1], 0:wh[0]].astype(np.float32)
+        ramp = gain + sheen[0] * (gx - wh[0] / 2) + sheen[1] * (gy - wh[1] / 2)
+        warped *= ramp[..., None]
+    elif gain != 1.0:
         warped *= np.float32(gain)
     a = alpha.astype(np.float32) * np.float32(1.0 / 255.0)
     roi[:] = cv2.blendLinear(warped, roi, a, 1.0 - a)

@@ -169,6 +169,14 @@ def apply_photo(rng, img: np.ndarray, lighting: Lighting) -> tuple[np.ndarray, d
         np.multiply(noise, amp[..., None], out=noise)
         out += noise
     params["noise_sigma"] = float(sigma_n)
+    sat = rng.uniform(0.7, 1.1)
+    lift = rng.uniform(0, 14)
+    if abs(sat - 1) > 0.03 or lift > 1:
+        # camera look: saturation and a lifted black level (haze, cheap lenses, tone mapping)
+        grey = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)[..., None]
+        out = grey + (out - grey) * np.float32(sat)
+        out = out * np.float32(1 - lift / 255) + np.float32(lift)
+        params.update(saturation=float(sat), black_lift=float(lift))
     if rng.random() < 0.4:  # phone-style sharpening
         blur = cv2.GaussianBlur(out, (0, 0), 1.2)
         out = cv2.addWeighted(out, 1.4, blur, -0.4, 0)

@@ -235,7 +235,8 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
         else:
             tex, _ = pick_level(pyramids[deck_of[i]], card_h_px)
         gain = rng.uniform(0.93, 1.04)  # no two cards lie perfectly flat under the light
-        draw_card(canvas, tex, H_cards[i], card_wh_mm, polys_canvas[i], shadow, gain)
+        sheen = tuple(rng.normal(0, 0.12, 2) / card_h_px)
+        draw_card(canvas, tex, H_cards[i], card_wh_mm, polys_canvas[i], shadow, gain, sheen)
     img, light_params = apply_photo(rng, camera.apply(canvas, maps), options.lighting)
     quality = int(rng.integers(options.jpeg_quality[0], options.jpeg_quality[1] + 1))
     img, jpeg = jpeg_roundtrip(img, quality)
