@@ -6,6 +6,7 @@ ledger's evidence) and the time each stage took (for the benchmark's split).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -13,11 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from cardtally.errors import CardtallyError
+
 from .decks import DeckSet
 from .detect import detect_cards
-from .detections import CardDetections, CardIdentities
+from .detections import FACE_UP, CardDetections, CardIdentities
 from .identify import identify
-from .load import check_photo_path, load_image
+from .load import check_photo_path, decode_image
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,8 @@ class PhotoCount:
     detections: CardDetections
     identities: CardIdentities
     stage_s: dict[str, float] = field(default_factory=dict)
+    #: Hex SHA-256 of the exact bytes that were decoded (the ledger's evidence).
+    sha256: str = ""
 
     def to_json(self) -> dict:
         """The photo entry of ``count --json`` (DESIGN.md §4)."""
@@ -38,9 +43,10 @@ class PhotoCount:
                 {
                     "deck": self.identities.deck_name(i),
                     "confidence": round(float(self.identities.confidence[i]), 4),
-                    "face_up": bool(self.identities.deck_index[i] == -2),
+                    "face_up": bool(self.identities.deck_index[i] == FACE_UP),
                     "polygon": [
-                        [round(float(x), 1), round(float(y), 1)] for x, y in self.detections.quad_xy[i]
+                        [round(float(x), 1), round(float(y), 1)]
+                        for x, y in self.detections.quad_xy[i]
                     ],
                 }
             )
@@ -90,10 +96,23 @@ class CountResult:
         }
 
 
+def read_photo_bytes(path: Path) -> bytes:
+    """The bytes of a photo file, with clear errors for paths that cannot be one."""
+    check_photo_path(path)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise CardtallyError(f"Cannot read {path}: {exc.strerror}.") from None
+
+
 def count_photo(path: Path, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
-    """Load, detect and identify one photo; returns the count and the decoded image."""
+    """Load, detect and identify one photo; returns the count and the decoded image.
+
+    The file is read once: the SHA-256 recorded is that of the very bytes that were counted.
+    """
     started = time.perf_counter()
-    image = load_image(path)
+    data = read_photo_bytes(path)
+    image = decode_image(data, path)
     loaded = time.perf_counter()
     detections = detect_cards(image.bgr)
     detected = time.perf_counter()
@@ -104,8 +123,22 @@ def count_photo(path: Path, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
         "detect": detected - loaded,
         "identify": identified - detected,
     }
-    photo = PhotoCount(path, image.image_wh, detections, identities, stage_s)
+    photo = PhotoCount(
+        path, image.image_wh, detections, identities, stage_s, hashlib.sha256(data).hexdigest()
+    )
     return photo, image.bgr
+
+
+def check_photo_paths(paths: Sequence[Path]) -> None:
+    """Fail before any work for a missing file, a folder, or a photo given twice."""
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        path = Path(path)
+        check_photo_path(path)
+        key = path.resolve()
+        if key in seen:
+            raise CardtallyError(f"{path} is given twice; each photo may be counted only once.")
+        seen[key] = path
 
 
 def count_photos(
@@ -115,10 +148,9 @@ def count_photos(
 ) -> CountResult:
     """Count every photo; ``on_photo(photo, image_bgr)`` runs after each (progress, review).
 
-    Missing files and folders are reported before any photo is processed.
+    Missing files, folders and repeated photos are reported before any photo is processed.
     """
-    for path in paths:
-        check_photo_path(Path(path))
+    check_photo_paths(paths)
     photos = []
     for path in paths:
         photo, image_bgr = count_photo(Path(path), decks)

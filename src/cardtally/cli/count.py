@@ -10,8 +10,9 @@ import numpy as np
 import typer
 
 from ..errors import CardtallyError
-from ..vision.count import CountResult, PhotoCount, count_photos
+from ..vision.count import CountResult, PhotoCount, check_photo_paths, count_photos
 from ..vision.decks import DeckSet, load_decks
+from ..vision.embed import embedder_version
 from .app import app
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
@@ -40,8 +41,10 @@ def calibrated_decks(only: str | None) -> DeckSet:
     """The calibrated decks to identify (all, or those named), with clear errors."""
     names = [n.strip() for n in only.split(",") if n.strip()] if only else None
     if only is not None and not names:
-        raise CardtallyError("--decks needs at least one deck name, e.g. --decks red-star,red-moon.")
-    decks = load_decks(names)
+        raise CardtallyError(
+            "--decks needs at least one deck name, e.g. --decks red-star,red-moon."
+        )
+    decks = load_decks(names, embedder_version())
     if len(decks) == 0:
         raise CardtallyError(
             "No decks are calibrated yet. Calibrate each deck first: "
@@ -103,6 +106,7 @@ def count_command(
     decks_only: DecksOption = None,
 ) -> None:
     """Count the cards of each calibrated deck in one or more photos (summed)."""
+    check_photo_paths(photos)
     decks = calibrated_decks(decks_only)
     write_review, written = review_writer(annotate_dir)
     report = progress_printer(len(photos))
@@ -119,6 +123,10 @@ def count_command(
         typer.echo(
             f"Warning: {result.unknown} card(s) match no calibrated deck (counted as unknown).",
             err=True,
+        )
+    if result.face_up:
+        typer.echo(
+            f"Warning: {result.face_up} card(s) lie face up (not counted for any deck).", err=True
         )
     if result.total_cards == 0:
         typer.echo("Warning: no cards found in the photo(s).", err=True)
