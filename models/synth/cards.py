@@ -117,8 +117,9 @@ def draw_card(
         h, w = sh.shape
         moved[max(0, sdy):h + min(0, sdy), max(0, sdx):w + min(0, sdx)] = sh[
             max(0, -sdy):h - max(0, sdy), max(0, -sdx):w - max(0, sdx)]
-        keep = 1.0 - moved.astype(np.float32) * np.float32(strength / 255.0)
-        roi *= keep[..., None]
+        keep = cv2.convertScaleAbs(moved, alpha=-strength, beta=255.0)  # 255 * (1 - s * a)
+        k3 = cv2.merge([keep, keep, keep])
+        roi[:] = cv2.multiply(roi, k3.astype(np.float32), scale=1.0 / 255.0)
     th, tw = texture.shape[:2]
     sx, sy = card_wh_mm[0] / tw, card_wh_mm[1] / th
     # texture pixel (i, j) centre sits at ((i + 0.5) sx, (j + 0.5) sy) mm in the card frame
@@ -128,12 +129,14 @@ def draw_card(
     warped = cv2.warpPerspective(texture, M, wh, flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     if sheen is not None:
-        # a card is never lit perfectly evenly: a gentle brightness ramp across it (gloss, bend)
-        gy, gx = np.mgrid[0:wh[1], 0:wh[0]].astype(np.float32)
-        ramp = gain + sheen[0] * (gx - wh[0] / 2) + sheen[1] * (gy - wh[1] / 2)
-        warped *= ramp[..., None]
+        # a card is never lit perfectly evenly: a gentle brightness ramp across it (gloss,
+        # bend); a bilinear resize of 2x2 corner values is exactly a linear ramp
+        hx, hy = sheen[0] * wh[0] / 2, sheen[1] * wh[1] / 2
+        corners = np.float32([[gain - hx - hy, gain + hx - hy], [gain - hx + hy, gain + hx + hy]])
+        ramp = cv2.resize(corners, wh, interpolation=cv2.INTER_LINEAR)
+        warped = cv2.multiply(warped, cv2.merge([ramp, ramp, ramp]))
     elif gain != 1.0:
-        warped *= np.float32(gain)
+        warped = cv2.multiply(warped, (gain,) * 4)
     a = alpha.astype(np.float32) * np.float32(1.0 / 255.0)
     roi[:] = cv2.blendLinear(warped, roi, a, 1.0 - a)
 

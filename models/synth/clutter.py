@@ -31,10 +31,18 @@ def _fill(img, pts, colour) -> None:
 
 def _shadow(img, pts, px_per_mm, depth: float, height_mm: float) -> None:
     """Soft shadow of a raised object: darken a blurred, offset copy of its outline."""
-    m = np.zeros(img.shape[:2], np.float32)
-    _fill(m, pts + height_mm * px_per_mm * np.array([0.4, 0.6]), (1.0,))
-    m = cv2.GaussianBlur(m, (0, 0), max(1.0, height_mm * px_per_mm * 0.8))
-    img *= (1 - depth * m)[..., None]
+    sigma = max(1.0, height_mm * px_per_mm * 0.8)
+    moved = pts + height_mm * px_per_mm * np.array([0.4, 0.6])
+    h, w = img.shape[:2]
+    x0, y0 = (np.floor(moved.min(0) - 3 * sigma)).astype(int)
+    x1, y1 = (np.ceil(moved.max(0) + 3 * sigma)).astype(int)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    m = np.zeros((y1 - y0, x1 - x0), np.float32)
+    _fill(m, moved - (x0, y0), (1.0,))
+    m = 1 - depth * cv2.GaussianBlur(m, (0, 0), sigma)
+    img[y0:y1, x0:x1] = cv2.multiply(img[y0:y1, x0:x1], cv2.merge([m, m, m]))
 
 
 def _draw(rng, img, kind, cx, cy, angle, ppm) -> None:
@@ -68,9 +76,7 @@ def _draw(rng, img, kind, cx, cy, angle, ppm) -> None:
     elif kind == "coin":
         r = rng.uniform(9, 13) * ppm
         base = jitter((90, 150, 180) if rng.random() < 0.5 else (170, 170, 165), rng, 15)
-        m = np.zeros(img.shape[:2], np.float32)
-        cv2.circle(m, (int(cx + r * 0.2), int(cy + r * 0.3)), int(r), 1.0, -1, cv2.LINE_AA)
-        img *= (1 - 0.35 * cv2.GaussianBlur(m, (0, 0), max(1.0, r * 0.2)))[..., None]
+        _shadow(img, _rect(cx, cy, 1.8 * r, 1.8 * r, 0.0), ppm, 0.3, 1.5)
         cv2.circle(img, (int(cx), int(cy)), int(r), tuple(float(v) for v in base), -1,
                    cv2.LINE_AA)
         cv2.circle(img, (int(cx), int(cy)), int(r * 0.8), tuple(float(v) * 0.85 for v in base), 1,

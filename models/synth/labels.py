@@ -60,10 +60,10 @@ def visible_stats(owner: np.ndarray, index: int, bbox) -> VisibleStats | None:
     m = cv2.moments(mask, binaryImage=True)
     centroid = np.array([m["m10"] / m["m00"] + x0, m["m01"] / m["m00"] + y0], np.float32)
     top = float(dt.max())
-    ys, xs = np.nonzero(dt >= max(top - 1.0, 0.9 * top))
-    my, mx = ys.mean(), xs.mean()
-    k = int(np.argmin((ys - my) ** 2 + (xs - mx) ** 2))
-    centre = np.array([xs[k] + x0, ys[k] + y0], np.float32)
+    ridge = cv2.findNonZero(cv2.compare(dt, max(top - 1.0, 0.9 * top), cv2.CMP_GE))
+    ridge = ridge.reshape(-1, 2).astype(np.float32)
+    k = int(np.argmin(((ridge - ridge.mean(0)) ** 2).sum(1)))
+    centre = (ridge[k] + (x0, y0)).astype(np.float32)
     return VisibleStats(n, centroid, centre, strip)
 
 

@@ -130,10 +130,7 @@ def _noise(rng, image_wh) -> np.ndarray:
 
 
 def apply_photo(rng, img: np.ndarray, lighting: Lighting) -> tuple[np.ndarray, dict]:
-    """Light, optics and sensor on a float32 BGR radiance image (0..255); returns uint8 BGR.
-
-    ``img`` is modified in place.
-    """
+    """Light, optics and sensor on a float32 BGR radiance image (0..255); returns uint8 BGR."""
     h, w = img.shape[:2]
     mult, add, params = light_fields(rng, (w, h), lighting)
     kelvin = rng.uniform(*lighting.colour_temp_k)
@@ -141,14 +138,29 @@ def apply_photo(rng, img: np.ndarray, lighting: Lighting) -> tuple[np.ndarray, d
     gain = kelvin_to_bgr_gain(kelvin) ** (1 - wb)  # auto white balance removes most of the cast
     gain = gain / gain.mean() * rng.uniform(*lighting.exposure)
     params.update(colour_temp_k=float(kelvin), white_balance=float(wb))
+    sat = rng.uniform(0.7, 1.1)
+    lift = rng.uniform(0, 14)
+    params.update(saturation=float(sat), black_lift=float(lift))
+    # cv2 ops writing into two scratch buffers: numpy broadcasting over HxWx3 is several times
+    # slower, and every fresh full-size array costs page faults
     out = img
-    np.multiply(out, mult[..., None], out=out)
-    out = cv2.multiply(out, tuple(float(g) for g in gain) + (0.0,))
+    buf = np.empty_like(img)
+    cv2.merge([mult, mult, mult], dst=buf)
+    cv2.multiply(out, buf, dst=out)
     if "glare_blobs" in params:
-        np.add(out, (add * np.float32(255))[..., None], out=out)
+        glare = add * np.float32(255)
+        cv2.merge([glare, glare, glare], dst=buf)
+        cv2.add(out, buf, dst=out)
+    # illuminant gain, then the camera's saturation and black lift, as one 3x4 colour matrix
+    luma_w = np.array([[0.114, 0.587, 0.299]])
+    sat_m = sat * np.eye(3) + (1 - sat) * np.ones((3, 1)) @ luma_w
+    M = (1 - lift / 255) * sat_m @ np.diag(gain.astype(np.float64))
+    cv2.transform(out, np.hstack([M, np.full((3, 1), lift)]).astype(np.float32), dst=buf)
+    out, buf = buf, out
     if rng.random() < lighting.defocus_prob:
         sigma = rng.uniform(0.4, 1.6) * max(1.0, max(w, h) / 1500)
-        out = cv2.GaussianBlur(out, (0, 0), sigma)
+        cv2.GaussianBlur(out, (0, 0), sigma, dst=buf)
+        out, buf = buf, out
         params["defocus_sigma_px"] = float(sigma)
     if rng.random() < lighting.motion_blur_prob:
         length = int(rng.integers(3, 4 + int(max(w, h) / 300)))
@@ -156,7 +168,8 @@ def apply_photo(rng, img: np.ndarray, lighting: Lighting) -> tuple[np.ndarray, d
         k[length // 2, :] = 1.0 / length
         rot = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1)
         k = cv2.warpAffine(k, rot, (length, length))
-        out = cv2.filter2D(out, -1, k / max(k.sum(), 1e-6))
+        cv2.filter2D(out, -1, k / max(k.sum(), 1e-6), dst=buf)
+        out, buf = buf, out
         params["motion_blur_px"] = length
     sigma_n = rng.uniform(*lighting.noise_sigma)
     if sigma_n > 0:
@@ -166,23 +179,18 @@ def apply_photo(rng, img: np.ndarray, lighting: Lighting) -> tuple[np.ndarray, d
         amp = np.float32(sigma_n) * np.sqrt(np.clip(lum, 0, 255) / np.float32(128) + np.float32(0.15))
         amp = cv2.resize(amp, (w, h), interpolation=cv2.INTER_LINEAR)
         noise = _noise(rng, (w, h))
-        np.multiply(noise, amp[..., None], out=noise)
-        out += noise
+        cv2.merge([amp, amp, amp], dst=buf)
+        cv2.multiply(noise, buf, dst=noise)
+        cv2.add(out, noise, dst=out)
     params["noise_sigma"] = float(sigma_n)
-    sat = rng.uniform(0.7, 1.1)
-    lift = rng.uniform(0, 14)
-    if abs(sat - 1) > 0.03 or lift > 1:
-        # camera look: saturation and a lifted black level (haze, cheap lenses, tone mapping)
-        grey = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)[..., None]
-        out = grey + (out - grey) * np.float32(sat)
-        out = out * np.float32(1 - lift / 255) + np.float32(lift)
-        params.update(saturation=float(sat), black_lift=float(lift))
     if rng.random() < 0.4:  # phone-style sharpening
-        blur = cv2.GaussianBlur(out, (0, 0), 1.2)
-        out = cv2.addWeighted(out, 1.4, blur, -0.4, 0)
+        cv2.GaussianBlur(out, (0, 0), 1.2, dst=buf)
+        cv2.addWeighted(out, 1.4, buf, -0.4, 0, dst=out)
     # soft knee instead of hard clipping above 200, as camera tone curves do
     if float(out.max()) > 200:
-        out -= np.float32(0.55) * cv2.max(out - np.float32(200), 0)
+        cv2.subtract(out, (200.0,) * 4, dst=buf)
+        cv2.max(buf, 0.0, dst=buf)
+        cv2.scaleAdd(buf, -0.55, out, dst=out)
     # (abs folds the rare slightly negative noise values of black pixels back up: harmless)
     return cv2.convertScaleAbs(out), params
 

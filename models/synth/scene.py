@@ -151,7 +151,7 @@ def _table_canvas(rng, camera: Camera, options: SceneOptions, designs, bordered_
     x0, y0 = mm.min(0)
     x1, y1 = mm.max(0)
     # texture detail beyond ~0.6 px per output px is invisible after the warp and costs time
-    budget_px = 0.35 * cw * ch
+    budget_px = 0.25 * cw * ch
     px_per_mm = min(camera.params["px_per_mm"] * 0.6,
                     math.sqrt(budget_px / max((x1 - x0) * (y1 - y0), 1.0)))
     px_per_mm = max(px_per_mm, 0.05)

@@ -43,7 +43,8 @@ def _fbm(rng, wh, base_cells: int, octaves: int = 3) -> np.ndarray:
 
 def _shade(base, field: np.ndarray) -> np.ndarray:
     """Colour ``base`` modulated by a relative brightness field (1 = unchanged)."""
-    return np.asarray(base, np.float32)[None, None, :] * field[..., None]
+    f = np.ascontiguousarray(field, np.float32)
+    return cv2.merge([f * np.float32(c) for c in base])
 
 
 def _aniso(rng, wh, cells_wh) -> np.ndarray:
