@@ -8,10 +8,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from cardtally.vision.camera import sharpness
 from typer.testing import CliRunner
 
 from cardtally.cli import app
+from cardtally.vision.camera import sharpness
 
 runner = CliRunner()
 SHARP_INDEX = 2

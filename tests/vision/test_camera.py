@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import socket
+import threading
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+
+from cardtally.errors import CardtallyError
 from cardtally.vision.camera import (
     ensure_out_dir,
     grab_sharpest,
@@ -18,8 +22,6 @@ from cardtally.vision.camera import (
     sharpness,
     snap_photo,
 )
-
-from cardtally.errors import CardtallyError
 
 SHARP_INDEX = 3
 FRAME_WH = (160, 120)
@@ -52,6 +54,69 @@ def write_burst_video(path: Path, n_frames: int = 6, sharp_index: int = SHARP_IN
 @pytest.fixture
 def burst_video(tmp_path: Path) -> Path:
     return write_burst_video(tmp_path / "burst.avi")
+
+
+class LoopbackStream:
+    """A phone-camera-app stand-in on 127.0.0.1: an MJPEG stream over HTTP, like IP Webcam's
+    /video. It sends ``jpegs`` to every client, then hangs up or (``stall``) goes silent; with
+    ``status`` other than 200 it answers with that error instead."""
+
+    def __init__(self, jpegs: list[bytes], stall: bool = False, status: int = 200) -> None:
+        self.jpegs, self.stall, self.status = jpegs, stall, status
+        self.stop = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}/video"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(10)
+            try:
+                if not conn.recv(4096):
+                    return  # open_camera's connection probe
+                if self.status != 200:
+                    conn.sendall(b"HTTP/1.0 %d Nope\r\nContent-Length: 0\r\n\r\n" % self.status)
+                    return
+                conn.sendall(
+                    b"HTTP/1.0 200 OK\r\n"
+                    b"Content-Type: multipart/x-mixed-replace; boundary=frame\r\n\r\n"
+                )
+                for jpeg in self.jpegs:
+                    head = b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n"
+                    conn.sendall(head % len(jpeg) + jpeg + b"\r\n")
+                    time.sleep(0.02)
+                if self.stall:
+                    self.stop.wait(10)
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.server.close()
+
+
+@pytest.fixture
+def stream_jpegs() -> list[bytes]:
+    base = _textured_frame()
+    frames = [cv2.GaussianBlur(base, (0, 0), 2.0) for _ in range(12)]
+    frames[6] = base
+    return [cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes() for f in frames]
+
+
+@pytest.fixture
+def loopback() -> Iterator[list[LoopbackStream]]:
+    servers: list[LoopbackStream] = []
+    yield servers
+    for server in servers:
+        server.close()
 
 
 def test_sharpness_prefers_the_sharp_image():
@@ -109,6 +174,37 @@ def test_a_silent_stream_times_out():
         elapsed_s = time.monotonic() - started
     assert str(caught.value) == f"Cannot open the camera stream {url}: no answer within 1 s."
     assert 0.9 < elapsed_s < 3.0
+
+
+def test_a_phone_style_mjpeg_stream_gives_its_sharpest_frame(stream_jpegs, loopback, tmp_path):
+    loopback.append(server := LoopbackStream(stream_jpegs))
+    with open_camera(server.url, timeout_s=2.0) as stream:
+        assert stream.kind == "url" and stream.is_live
+        frame = grab_sharpest(stream, frames=8, settle_s=0.0)
+    assert frame.sharpness > 2 * sharpness(cv2.GaussianBlur(_textured_frame(), (0, 0), 2.0))
+
+
+@pytest.mark.parametrize(
+    ("stall", "message"),
+    [(False, "stopped sending pictures."), (True, "sent no picture within 1 s.")],
+)
+def test_a_stream_that_stops_mid_burst(stream_jpegs, loopback, stall: bool, message: str):
+    loopback.append(server := LoopbackStream(stream_jpegs, stall=stall))
+    started = time.monotonic()
+    with open_camera(server.url, timeout_s=1.0) as stream, pytest.raises(CardtallyError) as caught:
+        grab_sharpest(stream, frames=50, settle_s=0.0)
+    assert str(caught.value) == f"The camera stream {server.url} {message}"
+    assert time.monotonic() - started < 4.0
+
+
+def test_a_url_that_answers_without_video(loopback):
+    loopback.append(server := LoopbackStream([], status=404))
+    with pytest.raises(CardtallyError) as caught:
+        open_camera(server.url, timeout_s=2.0)
+    assert str(caught.value) == (
+        f"Cannot open the camera stream {server.url}: it answered but sent no video "
+        "(check the path, e.g. /video)."
+    )
 
 
 @pytest.mark.parametrize(
