@@ -126,3 +126,58 @@ def test_snap_preview_without_display_takes_the_photo_anyway(
         "taking the photo without a preview.\n"
     )
     assert Path(result.stdout.strip()).is_file()
+
+
+class FakeWindow:
+    """Stands in for OpenCV's window functions; ``keys`` are what the user presses."""
+
+    def __init__(self, keys: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+        self.keys, self.shown = list(keys), 0
+        monkeypatch.setattr("cardtally.cli.snap.has_display", lambda: True)
+        monkeypatch.setattr(cv2, "namedWindow", lambda *a: None)
+        monkeypatch.setattr(cv2, "imshow", self.imshow)
+        monkeypatch.setattr(cv2, "waitKey", lambda *a: self.keys.pop(0) if self.keys else -1)
+        monkeypatch.setattr(cv2, "getWindowProperty", lambda *a: 1.0)
+        monkeypatch.setattr(cv2, "destroyWindow", lambda *a: None)
+
+    def imshow(self, name: str, image: np.ndarray) -> None:
+        assert image.ndim == 3 and max(image.shape[:2]) <= 1280
+        self.shown += 1
+
+
+def test_preview_space_takes_the_photo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    video = write_burst_video(tmp_path / "long.avi", n_frames=12)
+    window = FakeWindow([-1, ord(" ")], monkeypatch)
+    result = runner.invoke(
+        app, ["snap", "-c", str(video), "-o", str(tmp_path), "--preview", "-n", "5"]
+    )
+    assert result.exit_code == 0, result.output
+    assert window.shown == 2
+    assert result.stderr.startswith(
+        "Preview open: press Space or Enter to take the photo, Esc or q to cancel.\n"
+    )
+    assert Path(result.stdout.strip()).is_file()
+
+
+def test_preview_escape_cancels(burst_video: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    FakeWindow([27], monkeypatch)
+    result = runner.invoke(app, ["snap", "-c", str(burst_video), "-o", str(tmp_path), "--preview"])
+    assert result.exit_code == 1
+    assert result.stderr.endswith("Error: Cancelled; no photo was taken.\n")
+    assert result.stdout == ""
+    assert not list(tmp_path.glob("snap-*.jpg"))
+
+
+def test_preview_without_gui_support(
+    burst_video: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    def no_gui(*args: object) -> None:
+        raise cv2.error("The function is not implemented")
+
+    FakeWindow([], monkeypatch)
+    monkeypatch.setattr(cv2, "namedWindow", no_gui)
+    result = runner.invoke(app, ["snap", "-c", str(burst_video), "-o", str(tmp_path), "--preview"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(
+        "This OpenCV has no window support; taking the photo without a preview.\n"
+    )
