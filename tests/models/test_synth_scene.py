@@ -193,3 +193,44 @@ def test_options_are_validated():
         SceneOptions(preset="heap")
     with pytest.raises(ValueError, match="n_cards"):
         SceneOptions(n_cards=(5, 2))
+
+
+@pytest.mark.parametrize("kind", ["wood", "felt", "cloth", "laminate", "tablecloth"])
+def test_every_table_kind(kind):
+    opts = dataclasses.replace(SMALL, table_kind=kind, n_cards=(3, 8))
+    scene = render_scene(1, opts)
+    assert scene.params["table"]["kind"] == kind
+    _check_labels(scene, opts.min_strip_px)
+
+
+@pytest.mark.parametrize("change", [
+    {"card_px": (60, 90)},
+    {"clutter": False, "lens_distortion": 0.0},
+    {"camera_tilt_deg": (35, 35), "jpeg_quality": (50, 50)},
+    {"lighting": QUIET},
+    {"row_offset_frac": (0.15, 0.15), "preset": "rows"},
+])
+def test_options(change):
+    opts = dataclasses.replace(SMALL, **change)
+    scene = render_scene(2, opts)
+    _check_labels(scene, opts.min_strip_px)
+    if "card_px" in change:
+        card_h_px = scene.params["card_wh_mm"][1] * scene.params["camera"]["px_per_mm"]
+        assert 60 <= card_h_px <= 90
+    if "jpeg_quality" in change:
+        assert scene.params["jpeg_quality"] == 50
+
+
+def test_given_designs_may_have_alpha_and_any_size():
+    rgba = np.zeros((120, 80, 4), np.uint8)
+    rgba[..., 2] = 200
+    opts = dataclasses.replace(SMALL, designs=[rgba], n_cards=(3, 5))
+    scene = render_scene(0, opts)
+    assert scene.deck_names == ["deck0"]
+    assert all(c.deck_id in (-1, 0) for c in scene.cards)
+
+
+def test_calibration_lighting_override_must_be_a_lighting_field():
+    design = random_back_design(np.random.default_rng(0))
+    with pytest.raises(TypeError):
+        render_calibration_photo(0, design, image_wh=(320, 240), sunlight=True)
