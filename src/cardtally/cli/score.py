@@ -1,10 +1,17 @@
-"""``cardtally score``: count a round's photos, check it, confirm it, save it in the ledger."""
+"""``cardtally score``: count a round's photos, check it, confirm it, save it in the ledger.
+
+Safety rules: every input that can be checked cheaply (photo paths, game, caller, ``--fix``,
+calibrated decks) is checked before any photo is counted; nothing is written to the ledger before
+the user confirms; the round is saved in one transaction, and only if the game has not changed
+meanwhile; the round's review folder is removed when the round is not saved.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import shutil
 import sys
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,24 +20,33 @@ import numpy as np
 import typer
 
 from ..errors import CardtallyError
-from ..home import data_home, ensure_data_home
+from ..home import data_home
 from ..scoring.entry import resolve_player
 from ..scoring.fixes import apply_fixes
-from ..scoring.ledger import Game
+from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_scores
-from ..vision.count import CountResult, PhotoCount, count_photos
-from ..vision.decks import DeckSet, load_decks
-from ._game_view import echo_warnings, finished_message, game_json, open_for_writing, print_json
+from ..vision.count import CountResult, PhotoCount, check_photo_paths, count_photos
+from ..vision.decks import DeckSet, load_decks, profile_path
+from ..vision.embed import embedder_version
+from ._game_view import (
+    finished_message,
+    game_json,
+    open_for_changes,
+    print_json,
+    result_line,
+    table,
+)
 from .app import app
 
 #: Cards identified with less confidence than this are listed for the user to check.
 LOW_CONFIDENCE = 0.6
 REVIEWS_DIRNAME = "reviews"
-
-PhotosOption = Annotated[
-    list[Path] | None,
-    typer.Option(metavar="PHOTO", show_default=False),
-]
+#: Labels of the two photo sets of a round (review file names, messages, evidence keys).
+CENTRE, LEFTOVER = "centre", "leftover"
+SNAP_PROMPTS = {
+    CENTRE: "Photograph the centre cards (spread backs up in rows), then press Enter.",
+    LEFTOVER: "Photograph the leftover Ligretto piles (spread backs up), then press Enter.",
+}
 
 
 def sha256_of(path: Path) -> str:
@@ -43,27 +59,63 @@ def sha256_of(path: Path) -> str:
 
 
 def game_decks(game: Game) -> DeckSet:
-    """The calibrated profiles of the game's decks; a clear error for any missing one."""
-    missing = []
-    for seat in game.seats:
-        try:
-            load_decks([seat.deck])
-        except CardtallyError:
-            missing.append(seat)
+    """The calibrated profiles of the game's decks; a clear error naming every missing one."""
+    missing = [seat for seat in game.seats if not profile_path(seat.deck).exists()]
     if missing:
-        seat = missing[0]
+        listed = ", ".join(f"{seat.player}'s deck '{seat.deck}'" for seat in missing)
+        verb = "is" if len(missing) == 1 else "are"
         raise CardtallyError(
-            f"{seat.player}'s deck '{seat.deck}' is not calibrated. Calibrate it first: "
-            f"cardtally calibrate {seat.deck} PHOTO..."
+            f"{listed} {verb} not calibrated. Calibrate each deck first: "
+            "cardtally calibrate DECK PHOTO..."
         )
-    return load_decks([seat.deck for seat in game.seats])
+    return load_decks([seat.deck for seat in game.seats], embedder_version())
+
+
+def check_fixes(fixes: Sequence[str], players: Sequence[str]) -> None:
+    """Check the syntax and player names of ``--fix`` before any photo is counted.
+
+    Counts so large that no correction can make them negative: only the form is checked here.
+    """
+    big = {p: 1_000_000 for p in players}
+    apply_fixes(big, big, fixes, players)
+
+
+def new_review_dir(game_id: int, number: int) -> Path:
+    """A fresh folder for the review images (and snapped photos) of a round being scored."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    parent = data_home() / REVIEWS_DIRNAME / f"game-{game_id}"
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for n in range(1, 1000):
+            folder = parent / (f"round-{number}-{stamp}" + (f"-{n}" if n > 1 else ""))
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            return folder
+    except OSError as exc:
+        raise CardtallyError(
+            f"Cannot create a review folder in {parent}: {exc.strerror}."
+        ) from None
+    raise CardtallyError(f"Cannot create a review folder in {parent}: too many this second.")
+
+
+def discard_review_dir(review_dir: Path, keep: Sequence[Path] = ()) -> None:
+    """Remove a round's review folder after a failure; photos in ``keep`` stay (and are named)."""
+    if not keep:
+        shutil.rmtree(review_dir, ignore_errors=True)
+        return
+    for path in review_dir.iterdir():
+        if path not in keep:
+            path.unlink(missing_ok=True)
+    typer.echo(f"The photos taken are kept: {', '.join(str(p) for p in keep)}", err=True)
 
 
 def photo_evidence(photo: PhotoCount, review: Path | None) -> dict[str, Any]:
     """What the ledger keeps about one photo, to review or re-count the round later."""
     return {
         "path": str(photo.path.resolve()),
-        "sha256": sha256_of(photo.path),
+        "sha256": photo.sha256,
         "review_image": None if review is None else str(review),
         "counts": photo.identities.counts(),
         "unknown": photo.identities.unknown_count,
@@ -72,29 +124,83 @@ def photo_evidence(photo: PhotoCount, review: Path | None) -> dict[str, Any]:
     }
 
 
-class _Counter:
-    """Counts a set of photos, writing each one's review image as it goes."""
+class ReviewCounter:
+    """Counts a set of photos, writing each one's review image into ``review_dir`` as it goes."""
 
     def __init__(self, decks: DeckSet, review_dir: Path) -> None:
         self.decks = decks
         self.review_dir = review_dir
         self.reviews: dict[Path, Path] = {}
 
-    def run(self, label: str, photos: list[Path]) -> CountResult:
+    def run(self, label: str, photos: Sequence[Path]) -> CountResult:
         from ..vision.annotate import annotate, write_review_image
 
         def after(photo: PhotoCount, image_bgr: np.ndarray) -> None:
             typer.echo(f"{label}: {photo.path.name}: {len(photo.detections)} cards", err=True)
-            review = annotate(image_bgr, photo.detections, photo.identities, title=f"{label}: {photo.path.name}")
-            target = self.review_dir / f"{label}-{len(self.reviews) + 1}-{photo.path.stem}.jpg"
+            review = annotate(
+                image_bgr, photo.detections, photo.identities, title=f"{label}: {photo.path.name}"
+            )
+            target = (
+                self.review_dir / f"{label}-{len(self.reviews) + 1}-{photo.path.stem}-review.jpg"
+            )
             self.reviews[photo.path] = write_review_image(target, review)
 
-        return count_photos(photos, self.decks, on_photo=after)
+        return count_photos(list(photos), self.decks, on_photo=after)
+
+    def evidence(self, result: CountResult) -> list[dict[str, Any]]:
+        return [photo_evidence(p, self.reviews.get(p.path)) for p in result.photos]
 
 
 def counts_by_player(game: Game, result: CountResult) -> dict[str, int]:
     counts = result.counts
-    return {seat.player: counts.get(seat.deck, 0) for seat in game.seats}
+    return {seat.player: counts[seat.deck] for seat in game.seats}
+
+
+def photo_round(
+    game: Game,
+    center: CountResult,
+    leftover: CountResult,
+    fixes: Sequence[str],
+    caller: str | None,
+) -> tuple[RoundEntry, list[str]]:
+    """The round the photos show (after ``fixes``) and its warnings (physical checks, cards
+    not scored, photos without cards)."""
+    center_counts, pile_counts = apply_fixes(
+        counts_by_player(game, center), counts_by_player(game, leftover), fixes, game.players
+    )
+    entry = RoundEntry(
+        tuple(PlayerCounts(p, center_counts[p], pile_counts[p]) for p in game.players), caller
+    )
+    warnings = physical_warnings(entry, game.rules)
+    for label, result in ((CENTRE, center), (LEFTOVER, leftover)):
+        if result.unknown:
+            warnings.append(
+                f"{result.unknown} {label} card(s) match no player's deck and are not scored."
+            )
+        if result.face_up:
+            warnings.append(f"{result.face_up} {label} card(s) lie face up and are not scored.")
+        for photo in result.photos:
+            if len(photo.detections) == 0:
+                warnings.append(f"No cards found in the {label} photo {photo.path.name}.")
+    return entry, warnings
+
+
+def photo_round_evidence(
+    game: Game,
+    counter: ReviewCounter,
+    center: CountResult,
+    leftover: CountResult,
+    fixes: Sequence[str],
+) -> dict[str, Any]:
+    """The ``evidence`` JSON of a photo-scored round (``round recount`` reads it back)."""
+    return {
+        "source": "photos",
+        "center": counter.evidence(center),
+        "leftover": counter.evidence(leftover),
+        "fixes": list(fixes),
+        "counted_center": counts_by_player(game, center),
+        "counted_leftover": counts_by_player(game, leftover),
+    }
 
 
 def low_confidence_cards(label: str, result: CountResult) -> list[str]:
@@ -112,120 +218,204 @@ def low_confidence_cards(label: str, result: CountResult) -> list[str]:
     return lines
 
 
-def render_proposal(game: Game, entry: RoundEntry, scores: dict[str, int]) -> str:
+def render_proposal(game: Game, entry: RoundEntry, scores: Mapping[str, int]) -> str:
+    """The round as it would be saved: counts, points and new totals."""
     totals = {s.player: s.total for s in game.summary.standings}
-    width = max(len(p) for p in game.players)
-    lines = [f"{'player':<{width}}  deck{' ' * 12}centre  pile  points  total"]
-    for seat in game.seats:
-        counts = entry.of(seat.player)
-        new_total = totals.get(seat.player, 0) + scores[seat.player]
-        lines.append(
-            f"{seat.player:<{width}}  {seat.deck[:15]:<16}{counts.center_cards:>6}  "
-            f"{counts.pile_cards:>4}  {scores[seat.player]:>+6}  {new_total:>5}"
+    rows = [
+        [
+            seat.player,
+            seat.deck,
+            entry.of(seat.player).center_cards,
+            entry.of(seat.player).pile_cards,
+            f"{scores[seat.player]:+d}",
+            totals.get(seat.player, 0) + scores[seat.player],
+        ]
+        for seat in game.seats
+    ]
+    return "\n".join(
+        [
+            f"Round {len(game.rounds) + 1} of game {game.id} ({game.rules.name}), not saved yet:",
+            table(
+                ["player", "deck", "centre", "left", "points", "total"], rows, right=[2, 3, 4, 5]
+            ),
+            f"Called out: {entry.caller or 'nobody'}.",
+        ]
+    )
+
+
+def stdin_is_terminal() -> bool:
+    """Whether someone can answer a question (tests replace this)."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def check_can_confirm(yes: bool) -> None:
+    """Fail (before any work) when the user cannot be asked and did not give --yes."""
+    if not yes and not stdin_is_terminal():
+        raise CardtallyError(
+            "Not saved: confirm with --yes when cardtally is not run in a terminal."
         )
-    return "\n".join(lines)
 
 
-def confirm_or_fail(yes: bool) -> None:
+def confirm_or_fail(
+    yes: bool,
+    question: str = "Save this round?",
+    declined: str = "Not saved (you declined). Correct with --fix and run score again.",
+) -> None:
     """Ask before saving; never block when nobody can answer."""
     if yes:
         return
-    if not sys.stdin.isatty():
-        raise CardtallyError(
-            "Not saved: confirm the round with --yes when cardtally is not run in a terminal."
+    check_can_confirm(yes)
+    if not typer.confirm(question, default=True, err=True):
+        raise CardtallyError(declined)
+
+
+def save_new_round(
+    ledger: Ledger, seen: Game, entry: RoundEntry, warnings: list[str], evidence: dict[str, Any]
+) -> int:
+    """Append the round in one transaction, unless the game changed since ``seen`` was read."""
+    with ledger.transaction():
+        now = ledger.game(seen.id)
+        if len(now.rounds) != len(seen.rounds):
+            raise CardtallyError(
+                f"Not saved: game {seen.id} changed while the photos were being counted (it now "
+                f"has {len(now.rounds)} rounds). Check it with 'cardtally game show' and run "
+                "score again."
+            )
+        return ledger.add_round(seen.id, entry, warnings, evidence=evidence)
+
+
+def snap_photos(camera: str, review_dir: Path, taken: list[Path]) -> tuple[list[Path], list[Path]]:
+    """Photograph the centre, then the leftover piles, into the round's review folder.
+
+    Each photo is appended to ``taken`` as soon as it is saved (so a failure keeps it).
+    """
+    from ..vision.camera import DEFAULT_BURST_FRAMES, snap_photo
+
+    for label in (CENTRE, LEFTOVER):
+        path = snap_photo(camera, review_dir, DEFAULT_BURST_FRAMES, SNAP_PROMPTS[label])
+        target = review_dir / f"{label}{path.suffix}"
+        path.rename(target)
+        taken.append(target)
+        typer.echo(f"Saved the {label} photo: {target}", err=True)
+    return [taken[0]], [taken[1]]
+
+
+def echo_saved_warnings(number: int, warnings: Sequence[str]) -> None:
+    """After saving: how to correct a round saved with warnings (already shown above)."""
+    if warnings:
+        typer.echo(
+            f"Round {number} is saved with the warning(s) above; correct it with: "
+            f"cardtally round edit {number} --center NAME=N --leftover NAME=N",
+            err=True,
         )
-    if not typer.confirm("Save this round?", default=True, err=True):
-        raise CardtallyError("Not saved (you declined). Correct with --fix and run score again.")
 
 
 @app.command("score")
 def score_command(
     center: Annotated[
         list[Path] | None,
-        typer.Option("--center", "--centre", metavar="PHOTO", help="Photo(s) of the centre cards.", show_default=False),
+        typer.Option(
+            "--center",
+            "--centre",
+            metavar="PHOTO",
+            help="Photo(s) of the centre cards.",
+            show_default=False,
+        ),
     ] = None,
     leftover: Annotated[
         list[Path] | None,
-        typer.Option("--leftover", metavar="PHOTO", help="Photo(s) of the cards left in the Ligretto piles.", show_default=False),
+        typer.Option(
+            "--leftover",
+            metavar="PHOTO",
+            help="Photo(s) of the cards left in the Ligretto piles.",
+            show_default=False,
+        ),
     ] = None,
+    snap: Annotated[
+        bool,
+        typer.Option("--snap", help="Take the centre and leftover photos with the camera instead."),
+    ] = False,
+    camera: Annotated[
+        str,
+        typer.Option(
+            "--camera",
+            "-c",
+            help="With --snap: camera number (0 is the first webcam) or a phone camera stream URL.",
+        ),
+    ] = "0",
     caller: Annotated[
-        str | None, typer.Option("--caller", metavar="PLAYER", help="Who called out.", show_default=False)
+        str | None,
+        typer.Option("--caller", metavar="PLAYER", help="Who called out.", show_default=False),
     ] = None,
     game_id: Annotated[
-        int | None, typer.Option("--game", help="Game ID (default: the current game).", show_default=False)
+        int | None,
+        typer.Option("--game", help="Game ID (default: the current game).", show_default=False),
     ] = None,
     fix: Annotated[
         list[str] | None,
-        typer.Option("--fix", metavar="PLAYER=centre:+N", help="Correct a count before saving (repeatable).", show_default=False),
+        typer.Option(
+            "--fix",
+            metavar="PLAYER=centre:+N",
+            help="Correct a count before saving (repeatable).",
+            show_default=False,
+        ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Save without asking.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Add the round even though the game is finished.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the saved round and game as JSON.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Add the round even though the game is finished.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the saved round and game as JSON.")
+    ] = False,
 ) -> None:
     """Score a round from photos: count each player's cards, check, confirm and save."""
-    if not center:
-        raise CardtallyError("Give the photo(s) of the centre cards with --center PHOTO.")
-    ensure_data_home()
-    with open_for_writing() as ledger:
+    fixes = list(fix or [])
+    if snap and (center or leftover):
+        raise CardtallyError("Give either --snap or --center/--leftover photos, not both.")
+    if not snap and not center:
+        raise CardtallyError(
+            "Give the photo(s) of the centre cards with --center PHOTO (or use --snap)."
+        )
+    center_paths, leftover_paths = list(center or []), list(leftover or [])
+    check_photo_paths(center_paths + leftover_paths)
+    check_can_confirm(yes)
+    with open_for_changes() as ledger:
         game = ledger.game(game_id)
         if game.summary.finished and not force:
             raise CardtallyError(finished_message(game))
         caller_name = resolve_player(caller, game.players, "--caller") if caller else None
+        check_fixes(fixes, game.players)
         decks = game_decks(game)
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        review_dir = data_home() / REVIEWS_DIRNAME / f"game-{game.id}" / f"round-{len(game.rounds) + 1}-{stamp}"
-        review_dir.mkdir(parents=True, exist_ok=True)
+        review_dir = new_review_dir(game.id, len(game.rounds) + 1)
+        snapped: list[Path] = []
         saved = False
         try:
-            counter = _Counter(decks, review_dir)
-            center_result = counter.run("centre", list(center))
-            leftover_result = counter.run("leftover", list(leftover or []))
-            center_counts, pile_counts = apply_fixes(
-                counts_by_player(game, center_result),
-                counts_by_player(game, leftover_result),
-                fix or [],
-                game.players,
+            if snap:
+                center_paths, leftover_paths = snap_photos(camera, review_dir, snapped)
+            counter = ReviewCounter(decks, review_dir)
+            center_result = counter.run(CENTRE, center_paths)
+            leftover_result = counter.run(LEFTOVER, leftover_paths)
+            entry, warnings = photo_round(game, center_result, leftover_result, fixes, caller_name)
+            doubtful = low_confidence_cards(CENTRE, center_result) + low_confidence_cards(
+                LEFTOVER, leftover_result
             )
-            entry = RoundEntry(
-                tuple(PlayerCounts(p, center_counts[p], pile_counts[p]) for p in game.players),
-                caller_name,
-            )
-            warnings = physical_warnings(entry, game.rules)
-            for label, result in (("centre", center_result), ("leftover", leftover_result)):
-                if result.unknown:
-                    warnings.append(
-                        f"{result.unknown} {label} card(s) match no player's deck and are not scored."
-                    )
-                if result.face_up:
-                    warnings.append(f"{result.face_up} {label} card(s) lie face up and are not scored.")
-            doubtful = low_confidence_cards("centre", center_result) + low_confidence_cards(
-                "leftover", leftover_result
-            )
-            scores = round_scores(entry, game.rules)
-            out = sys.stderr if as_json else sys.stdout
-            print(render_proposal(game, entry, scores), file=out)
+            typer.echo(render_proposal(game, entry, round_scores(entry, game.rules)), err=as_json)
             for line in doubtful:
                 typer.echo(f"Check: {line}", err=True)
             for warning in warnings:
                 typer.echo(f"Warning: {warning}", err=True)
             typer.echo(f"Review images: {review_dir}", err=True)
             confirm_or_fail(yes)
-            evidence = {
-                "source": "photos",
-                "center": [photo_evidence(p, counter.reviews.get(p.path)) for p in center_result.photos],
-                "leftover": [photo_evidence(p, counter.reviews.get(p.path)) for p in leftover_result.photos],
-                "fixes": list(fix or []),
-                "counted_center": counts_by_player(game, center_result),
-                "counted_leftover": counts_by_player(game, leftover_result),
-            }
-            number = ledger.add_round(game.id, entry, warnings, evidence=evidence)
+            evidence = photo_round_evidence(game, counter, center_result, leftover_result, fixes)
+            number = save_new_round(ledger, game, entry, warnings, evidence)
             saved = True
         finally:
             if not saved:
-                shutil.rmtree(review_dir, ignore_errors=True)
+                discard_review_dir(review_dir, keep=snapped)
         game = ledger.game(game.id)
-        echo_warnings(number, warnings)
+        echo_saved_warnings(number, warnings)
         if as_json:
             print_json({"round": number, **game_json(game, ledger.current_game_id())})
         else:
-            typer.echo(f"Round {number} saved.")
+            typer.echo(f"Round {number} of game {game.id} saved.")
+            typer.echo(result_line(game))
