@@ -307,9 +307,17 @@ class Ledger:
         return number
 
     def replace_round(
-        self, game_id: int, number: int, entry: RoundEntry, warnings: list[str]
+        self,
+        game_id: int,
+        number: int,
+        entry: RoundEntry,
+        warnings: list[str],
+        evidence: Mapping[str, Any] | None = None,
     ) -> None:
-        """Replace the counts and caller of round ``number`` (its evidence stays)."""
+        """Replace the counts and caller of round ``number``, all in one transaction.
+
+        Its evidence stays unless ``evidence`` is given (``round recount`` replaces it).
+        """
         with self.transaction() as conn:
             game = self.game(game_id)
             game.round(number)  # exists?
@@ -318,6 +326,11 @@ class Ledger:
                 "WHERE game_id = ? AND number = ?",
                 (_seat_of(game, entry.caller), json.dumps(warnings), _now(), game_id, number),
             )
+            if evidence is not None:
+                conn.execute(
+                    "UPDATE rounds SET evidence = ? WHERE game_id = ? AND number = ?",
+                    (json.dumps(evidence), game_id, number),
+                )
             conn.execute(
                 "DELETE FROM round_counts WHERE game_id = ? AND round_number = ?",
                 (game_id, number),

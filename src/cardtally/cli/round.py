@@ -1,4 +1,4 @@
-"""``cardtally round add|edit|undo``: type in, correct or take back a round of the current game."""
+"""``cardtally round add|edit|undo|recount``: type in, correct, take back or re-count a round."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from ._game_view import (
 )
 from .app import sub_app
 
-round_app = sub_app("round", "Add, correct or undo rounds of a game (by hand, no photos).")
+round_app = sub_app(
+    "round", "Add, correct or undo rounds by hand, or re-count a round scored from photos."
+)
 
 CenterOption = Annotated[
     list[str] | None,
@@ -161,3 +163,20 @@ def undo(game_id: GameOption = None, json_out: JsonOption = False) -> None:
         typer.echo(f"Removed round {number} of game {game.id}.")
         typer.echo(render_standings(game))
         typer.echo(result_line(game))
+
+
+@round_app.command("recount")
+def recount(
+    number: Annotated[int, typer.Argument(help="The round to re-count (1 is the first).")],
+    game_id: GameOption = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Save without asking.")] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Count a photo-scored round again from its saved photos with the current models.
+
+    The photos must be unchanged (same SHA-256); the --fix corrections saved with the round
+    are applied again. Old and new counts are shown before the round is replaced.
+    """
+    from ._recount import recount_round
+
+    recount_round(number, game_id, yes=yes, json_out=json_out)
