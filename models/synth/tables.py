@@ -123,7 +123,7 @@ def _tablecloth(rng, wh, px_per_mm, base):
     bands_u = ((u / period) % 1 < 0.5).astype(np.float32)
     kind = rng.integers(3)
     if kind == 0:  # gingham
-        t = 0.5 * bands_u + 0.5 * ((v / period) % 1 < 0.5)
+        t = 0.5 * bands_u + 0.5 * ((v / period) % 1 < 0.5).astype(np.float32)
     elif kind == 1:  # stripes
         t = bands_u
     else:  # polka dots
@@ -168,5 +168,5 @@ def random_table(
     else:
         base = hsv_bgr(rng.uniform(0, 180), rng.uniform(30, 200), rng.uniform(90, 230))
     img = _KIND_FN[kind](rng, size_wh, px_per_mm, base)
-    return np.clip(img, 0, 255), {"kind": kind, "base_bgr": list(base), "white": white,
+    return np.clip(img, 0, 255).astype(np.float32, copy=False), {"kind": kind, "base_bgr": list(base), "white": white,
                                   "near_deck_colour": near_colour is not None}

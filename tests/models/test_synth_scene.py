@@ -234,3 +234,14 @@ def test_calibration_lighting_override_must_be_a_lighting_field():
     design = random_back_design(np.random.default_rng(0))
     with pytest.raises(TypeError):
         render_calibration_photo(0, design, image_wh=(320, 240), sunlight=True)
+
+
+def test_tables_are_float32_for_every_kind_and_colour():
+    from cardtally.models.synth.tables import TABLE_KINDS, random_table
+
+    rng = np.random.default_rng(0)
+    for kind in TABLE_KINDS:
+        for _ in range(4):  # tablecloths draw one of three patterns
+            for white in (False, True):
+                tex, info = random_table(rng, (64, 48), 1.0, kind, white=white)
+                assert tex.dtype == np.float32 and tex.shape == (48, 64, 3), (kind, info)
