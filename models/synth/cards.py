@@ -39,34 +39,34 @@ def card_to_table(pose, card_wh_mm) -> np.ndarray:
                      [0, 0, 1.0]])
 
 
-def inset(poly: np.ndarray, d: float = 0.5) -> np.ndarray:
-    """Move every edge of a convex polygon inwards by ``d`` px.
+def inset(polys: np.ndarray, d: float = 0.5) -> np.ndarray:
+    """Move every edge of convex polygons ``(..., k, 2)`` inwards by ``d`` px.
 
     OpenCV's fillPoly fills every pixel whose centre lies within half a pixel *outside* the
     polygon as well; insetting by 0.5 px makes it fill exactly the pixels whose centres are
     inside, which is what the texture warp (pixel-centre convention) and the quads assume.
     """
-    e = np.roll(poly, -1, axis=0) - poly  # edge from vertex k to k+1
-    e /= np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-9)
-    x, y = poly[:, 0], poly[:, 1]
-    sign = 1.0 if np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)) > 0 else -1.0
-    n = sign * np.stack([-e[:, 1], e[:, 0]], 1)  # inward normal of each edge
-    n_prev = np.roll(n, 1, axis=0)
-    denom = np.maximum(1.0 + np.sum(n * n_prev, axis=1, keepdims=True), 0.2)
-    return poly + d * (n + n_prev) / denom
+    nxt = np.concatenate([polys[..., 1:, :], polys[..., :1, :]], axis=-2)
+    e = nxt - polys  # edge from vertex k to k+1
+    e /= np.maximum(np.linalg.norm(e, axis=-1, keepdims=True), 1e-9)
+    x, y = polys[..., 0], polys[..., 1]
+    x1, y1 = nxt[..., 0], nxt[..., 1]
+    sign = np.sign(np.sum(x * y1 - y * x1, axis=-1))[..., None, None]  # orientation
+    n = sign * np.stack([-e[..., 1], e[..., 0]], -1)  # inward normal of each edge
+    n_prev = np.concatenate([n[..., -1:, :], n[..., :-1, :]], axis=-2)
+    denom = np.maximum(1.0 + np.sum(n * n_prev, axis=-1, keepdims=True), 0.2)
+    return polys + d * (n + n_prev) / denom
 
 
 def fill_ids(ids: np.ndarray, polys_canvas: list[np.ndarray], values: list[int]) -> None:
-    """Paint card ids in z-order (later polygons on top), in place."""
+    """Paint card ids in z-order (later polygons on top), in place; polygons already inset."""
     for poly, v in zip(polys_canvas, values, strict=True):
-        cv2.fillPoly(ids, [np.round(inset(poly) * _ONE).astype(np.int32)], int(v), cv2.LINE_8,
-                     _SHIFT)
+        cv2.fillPoly(ids, [np.round(poly * _ONE).astype(np.int32)], int(v), cv2.LINE_8, _SHIFT)
 
 
 def _alpha(poly_roi: np.ndarray, wh) -> np.ndarray:
     a = np.zeros((wh[1], wh[0]), np.uint8)
-    cv2.fillPoly(a, [np.round(inset(poly_roi) * _ONE).astype(np.int32)], 255, cv2.LINE_AA,
-                 _SHIFT)
+    cv2.fillPoly(a, [np.round(poly_roi * _ONE).astype(np.int32)], 255, cv2.LINE_AA, _SHIFT)
     return a
 
 
@@ -92,6 +92,7 @@ def draw_card(
 ) -> None:
     """Composite one card onto the float32 canvas in place.
 
+    ``poly_canvas`` is the card outline, already :func:`inset`.
     ``texture`` is the design (or front) raster covering the card's full rectangle, with its
     paper edge already drawn (:func:`bake_edge`).
     ``shadow`` = (dx_px, dy_px, sigma_px, strength): a soft contact shadow drawn first.

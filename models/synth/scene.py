@@ -15,7 +15,15 @@ import cv2
 import numpy as np
 
 from .camera import Camera, make_camera, to_canvas
-from .cards import bake_edge, card_to_table, draw_card, outline_local_mm, pick_level, pyramid
+from .cards import (
+    bake_edge,
+    card_to_table,
+    draw_card,
+    inset,
+    outline_local_mm,
+    pick_level,
+    pyramid,
+)
 from .clutter import add_clutter
 from .decks import make_decks
 from .designs import CARD_WH
@@ -206,8 +214,9 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
 
     outline = outline_local_mm(card_wh_mm, corner_mm)
     H_cards = [camera.canvas_H @ card_to_table(p, card_wh_mm) for p in layout.poses]
-    polys_canvas = [to_canvas(H, outline) for H in H_cards]
-    polys_image = list(camera.canvas_to_image(np.stack(polys_canvas)))
+    outlines_canvas = np.stack([to_canvas(H, outline) for H in H_cards])
+    polys_image = list(camera.canvas_to_image(outlines_canvas))
+    polys_canvas = list(inset(outlines_canvas))  # what gets filled, see cards.inset
     bboxes = [bbox_of(p, image_wh) for p in polys_image]
     areas = [polygon_area(p) for p in polys_image]
     on_image = [i for i, b in enumerate(bboxes) if b[2] > b[0] and b[3] > b[1]]
