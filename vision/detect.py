@@ -21,9 +21,15 @@ from .onnx_session import load_packaged_model
 
 DETECTOR_FILE = "card_detector.onnx"
 OUTPUT_STRIDE = 2
-#: Photos are processed with their long side at most this (4032x3024 -> 2048x1536): a
-#: finger-width strip stays >= 12 px while detection stays well under a second on 2 cores.
-PROCESS_LONG_SIDE_PX = 2048
+#: The detector was trained on cards about 60-250 px long; photos are rescaled so that the
+#: cards come out near this length (measured in a quick first pass at low resolution).
+TARGET_CARD_LONG_PX = 150.0
+#: First-pass size: enough to see cards of any usual size roughly.
+SURVEY_LONG_SIDE_PX = 640
+#: Never process more pixels than this on the long side (keeps 4032x3024 photos under a second).
+MAX_LONG_SIDE_PX = 3072
+#: Small photos may be enlarged at most this much (tiny cards in a webcam frame).
+MAX_UPSCALE = 1.5
 
 
 @dataclass(frozen=True)
@@ -60,13 +66,16 @@ class CardDetector:
     def detect(
         self, image_bgr: np.ndarray, settings: DetectorSettings = DetectorSettings()
     ) -> CardDetections:
-        """Every card in ``image_bgr`` (any size; large photos are processed downscaled)."""
+        """Every card in ``image_bgr`` (any size; processed at the scale that suits the cards)."""
         height, width = image_bgr.shape[:2]
-        small, factor = resize_to_long_side(image_bgr, PROCESS_LONG_SIDE_PX)
-        maps = self.predict_maps(small)
-        detections = cards_from_maps(maps, (small.shape[1], small.shape[0]), settings)
-        if factor != 1.0:
-            detections = detections.scaled(factor)
+        scale = self.processing_scale(image_bgr, settings)
+        size_wh = (max(32, round(width * scale)), max(32, round(height * scale)))
+        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        work = image_bgr if scale == 1.0 else cv2.resize(image_bgr, size_wh, interpolation=interpolation)
+        maps = self.predict_maps(work)
+        detections = cards_from_maps(maps, size_wh, settings)
+        if len(detections) and scale != 1.0:
+            detections = detections.scaled(1.0 / scale)
         return CardDetections(
             quad_xy=detections.quad_xy,
             visible_polygons_xy=detections.visible_polygons_xy,
@@ -76,6 +85,22 @@ class CardDetector:
             image_wh=(width, height),
             strip_px=detections.strip_px,
         )
+
+    def processing_scale(self, image_bgr: np.ndarray, settings: DetectorSettings) -> float:
+        """Resize factor that brings the photo's cards to about :data:`TARGET_CARD_LONG_PX`.
+
+        A first pass at :data:`SURVEY_LONG_SIDE_PX` measures the typical card length; without
+        cards there, the photo is processed at its own size (within the limits).
+        """
+        long_side = max(image_bgr.shape[:2])
+        limit = min(MAX_UPSCALE, MAX_LONG_SIDE_PX / long_side)
+        survey, factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
+        found = cards_from_maps(self.predict_maps(survey), (survey.shape[1], survey.shape[0]), settings)
+        if len(found) == 0:
+            return min(1.0, limit)
+        sides = np.linalg.norm(found.quad_xy - np.roll(found.quad_xy, -1, axis=1), axis=2)
+        card_long_px = float(np.median(sides.max(axis=1))) * factor
+        return float(np.clip(TARGET_CARD_LONG_PX / card_long_px, 0.05, limit))
 
 
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
@@ -113,9 +138,12 @@ def cards_from_maps(
         contour = max(contours, key=cv2.contourArea)
         # Watershed lines sit on the ridge; grow by half a pixel to reach the card's edge.
         polygon = cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(np.float32)
-        cos2, sin2 = maps[3][region > 0].mean(), maps[4][region > 0].mean()
-        theta = 0.5 * np.arctan2(sin2, cos2)
         rect = cv2.minAreaRect(contour.astype(np.float32))
+        cos2, sin2 = maps[3][region > 0].mean(), maps[4][region > 0].mean()
+        if np.hypot(cos2, sin2) >= 0.5:
+            theta = 0.5 * np.arctan2(sin2, cos2)
+        else:  # the orientation head is unsure: fall back to the visible part's own long axis
+            theta = np.radians(_rect_long_axis_deg(rect))
         polygons.append((polygon + 0.5) * OUTPUT_STRIDE)
         quads.append(_full_card_quad(rect, theta) * OUTPUT_STRIDE)
         centres.append(((x + 0.5) * OUTPUT_STRIDE, (y + 0.5) * OUTPUT_STRIDE))
@@ -133,6 +161,12 @@ def cards_from_maps(
         image_wh=image_wh,
         strip_px=np.array(strips, np.float32),
     )
+
+
+def _rect_long_axis_deg(rect: tuple) -> float:
+    """Long-axis direction of an OpenCV rotated rectangle, in degrees."""
+    (_, _), (rect_w, rect_h), angle = rect
+    return float(angle if rect_w >= rect_h else angle + 90.0)
 
 
 def _full_card_quad(rect: tuple, theta_rad: float) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Training batches for the detector, rendered on the fly by the synthetic scene engine.
 
 Each sample is a random crop of a freshly rendered scene; card sizes span what the detector
-sees at inference (long side ~50-400 px in the processed image), so the seed alone fixes it.
+sees after inference-time rescaling (long side ~60-280 px); the seed alone fixes each sample.
 """
 
 from __future__ import annotations
@@ -17,25 +17,36 @@ from .targets import detector_targets
 PRESETS = ("mixed", "mixed", "rows", "rows", "pile", "fan", "spread")
 
 
-def render_samples(
-    seed: int, crop_px: int, crops_per_scene: int = 2
-) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
+def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOptions, int]:
+    """Scene options for one training render, and how many crops to take from it.
+
+    Half the renders are whole small scenes (the card size follows the scene), half are
+    crop-sized views at a fixed card scale (long side 60-280 px), so the detector sees every
+    card size it meets after the inference-time rescaling.
+    """
+    preset = PRESETS[int(rng.integers(len(PRESETS)))]
+    common = {
+        "preset": preset,
+        "n_decks": int(rng.integers(2, 9)),
+        "families": bool(rng.random() < 0.3),
+        "min_strip_px": 8.0,
+    }
+    if rng.random() < 0.5:
+        side = int(rng.integers(crop_px, int(2.5 * crop_px)))
+        image_wh = (side, max(crop_px, int(side * float(rng.uniform(0.6, 1.0)))))
+        n_max = int(rng.integers(6, 60))
+        return SceneOptions(n_cards=(3, n_max), image_wh=image_wh, **common), 2
+    n_max = int(rng.integers(10, 100))
+    options = SceneOptions(
+        n_cards=(3, n_max), image_wh=(crop_px, crop_px), card_px=(60.0, 280.0), **common
+    )
+    return options, 1
+
+
+def render_samples(seed: int, crop_px: int) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
     """Training crops of one rendered scene: RGB float (3, crop, crop) and target maps each."""
     rng = np.random.default_rng(seed)
-    preset = PRESETS[int(rng.integers(len(PRESETS)))]
-    # The scene size sets the card size in pixels: small scenes with few cards give big cards.
-    side = int(rng.integers(crop_px, int(2.5 * crop_px)))
-    aspect = float(rng.uniform(0.6, 1.0))
-    image_wh = (side, max(crop_px, int(side * aspect)))
-    n_max = int(rng.integers(6, 60))
-    options = SceneOptions(
-        preset=preset,
-        n_decks=int(rng.integers(2, 9)),
-        families=bool(rng.random() < 0.3),
-        n_cards=(3, n_max),
-        image_wh=image_wh,
-        min_strip_px=8.0,
-    )
+    options, crops_per_scene = _training_options(rng, crop_px)
     scene = render_scene(seed, options)
     height, width = scene.image.shape[:2]
     samples = []
