@@ -259,6 +259,17 @@ def test_no_game_creates_no_ledger(photos, cardtally_home: Path):
     assert not (cardtally_home / "cardtally.db").exists()
 
 
+def test_ledger_without_games(photos, cardtally_home: Path):
+    cardtally_home.mkdir(exist_ok=True)
+    Ledger.open(cardtally_home / "cardtally.db", create=True).close()
+    fails(
+        cardtally_home,
+        "No game yet. Start one with: cardtally game new --player NAME=DECK --player NAME=DECK",
+        *score_args(photos),
+        "--yes",
+    )
+
+
 @pytest.mark.usefixtures("game")
 def test_no_such_game(photos, cardtally_home: Path):
     fails(
