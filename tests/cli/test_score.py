@@ -73,13 +73,17 @@ class Unchanged:
         self.home = home
         self.ledger = home / "cardtally.db"
         self.data = self.ledger.read_bytes() if self.ledger.exists() else None
-        self.game = show() if self.data is not None else None
+        self.game = self.shown()
+
+    @staticmethod
+    def shown() -> tuple[int, str]:
+        result = run("game", "show", "--json")
+        return result.exit_code, result.output
 
     def check(self) -> None:
         now = self.ledger.read_bytes() if self.ledger.exists() else None
         assert now == self.data, "the ledger file changed"
-        if self.game is not None:
-            assert show() == self.game
+        assert self.shown() == self.game
         reviews = self.home / "reviews"
         left = [p for p in reviews.rglob("*") if p.is_file()] if reviews.exists() else []
         assert left == [], "a review folder was left behind"
