@@ -30,6 +30,7 @@ from .designs import CARD_WH
 from .fronts import random_front
 from .labels import bbox_of, polygon_area, visible_polygon
 from .layouts import PRESETS, Layout, make_layout
+from .occluders import draw_occluders, random_occluders
 from .photo import Lighting, apply_photo, jpeg_roundtrip
 from .tables import TABLE_KINDS, random_table
 from .visibility import filter_visible
@@ -62,6 +63,7 @@ class SceneOptions:
     table_kind: str | None = None  # wood | felt | cloth | laminate | tablecloth; None random
     lens_distortion: float = 0.04  # max |k1|
     clutter: bool = True  # table edge, score pad, phone, pens, coins ... around the cards
+    occluder_prob: float = 0.15  # a hand or a pen over the cards (hides them: not card pixels)
     lighting: Lighting = field(default_factory=Lighting)
     # explicit scene geometry (tests, demos): (n, 3) rows of (cx_mm, cy_mm, angle_rad), bottom
     # card first; card size in mm; deck index per card. None = drawn at random.
@@ -222,8 +224,9 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
     on_image = [i for i, b in enumerate(bboxes) if b[2] > b[0] and b[3] > b[1]]
     min_frac = [options.pile_min_visible if k == "pile" else 0.0 for k in layout.group_kind]
     maps = camera.remap_maps()
+    occluders = random_occluders(rng, camera.canvas_wh, card_h_px, options.occluder_prob)
     alive, owner, stats = filter_visible(camera, maps, polys_canvas, bboxes, areas,
-                                         options.min_strip_px, min_frac, on_image)
+                                         options.min_strip_px, min_frac, on_image, occluders)
 
     # colour: table, then cards bottom to top, then the lens
     white_border = any(float(np.mean(d[:3, :3])) > 225 for d in designs)
@@ -246,6 +249,7 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
         gain = rng.uniform(0.93, 1.04)  # no two cards lie perfectly flat under the light
         sheen = tuple(rng.normal(0, 0.12, 2) / card_h_px)
         draw_card(canvas, tex, H_cards[i], card_wh_mm, polys_canvas[i], shadow, gain, sheen)
+    draw_occluders(canvas, occluders)
     img, light_params = apply_photo(rng, camera.apply(canvas, maps), options.lighting)
     quality = int(rng.integers(options.jpeg_quality[0], options.jpeg_quality[1] + 1))
     img, jpeg = jpeg_roundtrip(img, quality)
@@ -271,6 +275,7 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
         "n_cards_visible": len(cards), "card_wh_mm": [float(v) for v in card_wh_mm],
         "corner_mm": float(corner_mm), "design_wh": list(design_wh), "camera": camera.params,
         "table": table_params, "lighting": light_params, "jpeg_quality": quality,
+        "occluders": [o.kind for o in occluders],
         "shadow": {"offset_mm": float(shadow_mm), "strength": float(shadow[3])},
     }
     return Scene(img, tuple(cards), owner, designs, names, options.preset, params, jpeg)

@@ -15,12 +15,14 @@ import numpy as np
 from .camera import Camera
 from .cards import fill_ids
 from .labels import VisibleStats, visible_stats
+from .occluders import Occluder, fill_occluders
 
 
-def _owner(camera: Camera, maps, polys_canvas, alive: list[int]) -> np.ndarray:
+def _owner(camera: Camera, maps, polys_canvas, alive: list[int], occluders) -> np.ndarray:
     cw, ch = camera.canvas_wh
     ids = np.full((ch, cw), -1, np.int16)
     fill_ids(ids, [polys_canvas[i] for i in alive], alive)  # value = layout index
+    fill_occluders(ids, occluders)
     if maps is None:
         m = camera.margin_px
         w, h = camera.image_wh
@@ -42,10 +44,12 @@ def filter_visible(
     min_strip_px: float,
     min_fraction: list[float],
     alive: list[int],
+    occluders: list[Occluder] = (),  # type: ignore[assignment]
 ) -> tuple[list[int], np.ndarray, dict[int, VisibleStats]]:
     """Keep the cards that satisfy the rules; returns (kept layout indices in z-order,
-    owner map indexing that list, -1 table; stats by layout index)."""
-    owner = _owner(camera, maps, polys_canvas, alive)
+    owner map indexing that list, -1 table; stats by layout index). ``occluders`` (hands,
+    pens above the cards) hide what they cover."""
+    owner = _owner(camera, maps, polys_canvas, alive, occluders)
     stats: dict[int, VisibleStats] = {}
     bad = []
     for i in alive:
@@ -57,7 +61,7 @@ def filter_visible(
             stats[i] = st
     if bad:
         alive = [i for i in alive if i in stats]
-        owner = _owner(camera, maps, polys_canvas, alive)
+        owner = _owner(camera, maps, polys_canvas, alive, occluders)
         for i in alive:
             if any(_overlaps(bboxes[i], bboxes[j]) for j in bad):
                 st = visible_stats(owner, i, bboxes[i])

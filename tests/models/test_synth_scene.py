@@ -209,6 +209,7 @@ def test_every_table_kind(kind):
     {"camera_tilt_deg": (35, 35), "jpeg_quality": (50, 50)},
     {"lighting": QUIET},
     {"row_offset_frac": (0.15, 0.15), "preset": "rows"},
+    {"occluder_prob": 1.0},
 ])
 def test_options(change):
     opts = dataclasses.replace(SMALL, **change)
