@@ -12,8 +12,6 @@ import math
 import cv2
 import numpy as np
 
-from .camera import to_canvas
-
 _SHIFT = 3  # sub-pixel bits for fillPoly
 _ONE = 1 << _SHIFT
 
@@ -152,10 +150,6 @@ def bake_edge(texture: np.ndarray, card_wh_mm, corner_mm: float, edge_bgr, edge_
     cv2.polylines(over, [np.round(pts * _ONE).astype(np.int32)], True, edge_bgr, 2,
                   cv2.LINE_AA, _SHIFT)
     return cv2.addWeighted(over, edge_alpha, texture, 1 - edge_alpha, 0)
-
-
-def project_outline(H_card_canvas: np.ndarray, outline_mm: np.ndarray) -> np.ndarray:
-    return to_canvas(H_card_canvas, outline_mm)
 
 
 def pyramid(design: np.ndarray, min_h: int = 24) -> list[np.ndarray]:
