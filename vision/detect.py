@@ -18,6 +18,7 @@ from .detections import CardDetections
 from .geometry import CARD_ASPECT, order_quad
 from .load import resize_to_long_side
 from .onnx_session import load_packaged_model
+from .regions import merge_regions
 
 DETECTOR_FILE = "card_detector.onnx"
 OUTPUT_STRIDE = 2
@@ -36,10 +37,14 @@ MAX_UPSCALE = 1.5
 class DetectorSettings:
     """Thresholds of the map-to-cards step (probabilities in [0, 1], sizes in output pixels)."""
 
-    centre_threshold: float = 0.35
+    centre_threshold: float = 0.15
     foreground_threshold: float = 0.5
     peak_window_px: int = 5
     min_region_px: int = 12
+    #: Regions whose shared boundary has a lower mean edge probability are one card.
+    merge_edge_threshold: float = 0.3
+    #: Regions with a lower mean foreground probability are table texture, not a card.
+    min_region_foreground: float = 0.5
 
 
 class CardDetector:
@@ -128,22 +133,28 @@ def cards_from_maps(
     # Watershed floods from the peaks; card edges are the ridges where floods meet.
     relief = np.clip(edge * 255.0, 0, 255).astype(np.uint8)
     cv2.watershed(cv2.merge([relief, relief, relief]), markers)
+    markers = merge_regions(markers, edge, settings.merge_edge_threshold)
 
     polygons, quads, centres, angles, scores, strips = [], [], [], [], [], []
-    for k, (x, y) in enumerate(peaks):
-        region = (markers == k + 2).astype(np.uint8)
+    for _, (y0, x0), region in _regions(markers, len(peaks)):
         if int(region.sum()) < settings.min_region_px:
             continue
+        box = (slice(y0, y0 + region.shape[0]), slice(x0, x0 + region.shape[1]))
+        inside = region > 0
+        if foreground[box][inside].mean() < settings.min_region_foreground:
+            continue
         contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        contour = max(contours, key=cv2.contourArea)
-        # Watershed lines sit on the ridge; grow by half a pixel to reach the card's edge.
+        contour = max(contours, key=cv2.contourArea) + np.array([x0, y0], np.int32)
         polygon = cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(np.float32)
         rect = cv2.minAreaRect(contour.astype(np.float32))
-        cos2, sin2 = maps[3][region > 0].mean(), maps[4][region > 0].mean()
+        cos2, sin2 = maps[3][box][inside].mean(), maps[4][box][inside].mean()
         if np.hypot(cos2, sin2) >= 0.5:
             theta = 0.5 * np.arctan2(sin2, cos2)
         else:  # the orientation head is unsure: fall back to the visible part's own long axis
             theta = np.radians(_rect_long_axis_deg(rect))
+        # After merging, a region may hold several peaks: the strongest is its centre.
+        x, y = _strongest_peak(peaks, centre, region, (y0, x0))
+        # Region pixels are output-pixel centres: +0.5 before scaling back to input pixels.
         polygons.append((polygon + 0.5) * OUTPUT_STRIDE)
         quads.append(_full_card_quad(rect, theta) * OUTPUT_STRIDE)
         centres.append(((x + 0.5) * OUTPUT_STRIDE, (y + 0.5) * OUTPUT_STRIDE))
@@ -161,6 +172,46 @@ def cards_from_maps(
         image_wh=image_wh,
         strip_px=np.array(strips, np.float32),
     )
+
+
+def _strongest_peak(
+    peaks: np.ndarray, centre: np.ndarray, region: np.ndarray, origin_yx: tuple[int, int]
+) -> tuple[int, int]:
+    y0, x0 = origin_yx
+    local = peaks - np.array([x0, y0])
+    height, width = region.shape
+    ok = (local[:, 0] >= 0) & (local[:, 0] < width) & (local[:, 1] >= 0) & (local[:, 1] < height)
+    ok[ok] = region[local[ok, 1], local[ok, 0]] > 0
+    if not ok.any():  # the peak pixel itself became a boundary: take the deepest region pixel
+        ys, xs = np.nonzero(region)
+        k = int(np.argmax(centre[ys + y0, xs + x0]))
+        return int(xs[k] + x0), int(ys[k] + y0)
+    inside = peaks[ok]
+    k = int(np.argmax(centre[inside[:, 1], inside[:, 0]]))
+    return int(inside[k, 0]), int(inside[k, 1])
+
+
+def _regions(markers: np.ndarray, n_peaks: int):
+    """Yield (peak index, (y0, x0), uint8 mask of its bounding box) per watershed region.
+
+    Sorting the labelled pixels once keeps this linear in the image size, however many cards.
+    """
+    flat = markers.ravel()
+    index = np.flatnonzero(flat >= 2)
+    labels = flat[index]
+    order = np.argsort(labels, kind="stable")
+    index, labels = index[order], labels[order]
+    bounds = np.searchsorted(labels, np.arange(2, n_peaks + 3))
+    width = markers.shape[1]
+    for k in range(n_peaks):
+        pixels = index[bounds[k] : bounds[k + 1]]
+        if len(pixels) == 0:
+            continue
+        ys, xs = np.divmod(pixels, width)
+        y0, x0 = int(ys.min()), int(xs.min())
+        region = np.zeros((int(ys.max()) - y0 + 1, int(xs.max()) - x0 + 1), np.uint8)
+        region[ys - y0, xs - x0] = 1
+        yield k, (y0, x0), region
 
 
 def _rect_long_axis_deg(rect: tuple) -> float:
