@@ -16,6 +16,7 @@ from pathlib import Path
 
 import torch
 
+from ..synth.speed import tune_malloc
 from .data import RenderedCrops
 from .loss import detector_loss
 from .net import CardNet
@@ -47,7 +48,11 @@ def train(args: argparse.Namespace) -> None:
     # Each rendered scene gives two crops.
     data = RenderedCrops(args.seed, step * args.batch // 2, args.crop)
     loader = torch.utils.data.DataLoader(
-        data, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None
+        data,
+        batch_size=args.batch,
+        num_workers=args.workers,
+        prefetch_factor=4 if args.workers else None,
+        worker_init_fn=_worker_init,
     )
     model.train()
     started = time.time()
@@ -75,6 +80,11 @@ def train(args: argparse.Namespace) -> None:
             _save(model, optimiser, step, ckpt_path)
     _save(model, optimiser, step, ckpt_path)
     print(f"stopped at step {step}", flush=True)
+
+
+def _worker_init(_: int) -> None:
+    # The renderer frees and re-allocates multi-megabyte buffers per scene; keep them in the heap.
+    tune_malloc()
 
 
 def _save(model: CardNet, optimiser: torch.optim.Optimizer, step: int, path: Path) -> None:
