@@ -14,12 +14,14 @@ decks with an uncalibrated fifth one and 10 % face-up cards mixed in. Prints a M
 from __future__ import annotations
 
 import argparse
+import pickle
 import time
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
+from cardtally.errors import CardtallyError
 from cardtally.models.embedder.scenes import (
     calibrate_from_scene,
     expected_owner,
@@ -30,9 +32,10 @@ from cardtally.models.synth.designs import design_family, load_design, random_ba
 from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
 from cardtally.vision.decks import DeckSet
-from cardtally.vision.detections import FACE_UP, UNKNOWN
+from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import BackEmbedder
-from cardtally.vision.identify import identify
+from cardtally.vision.identify import classify, deck_similarities
+from cardtally.vision.rectify import card_crops
 
 CALIBRATION_K = 6500.0
 TEST_K = 2700.0
@@ -60,6 +63,9 @@ class Tally:
     face_up_found: int = 0
     backs_as_face_up: int = 0
     warnings: list[str] = field(default_factory=list)
+    calibration_failures: list[str] = field(default_factory=list)
+    missed: int = 0
+    false_detections: int = 0
 
     def pct(self, a: int, b: int) -> str:
         return f"{100 * a / b:.2f}% ({a}/{b})" if b else "-"
@@ -94,17 +100,24 @@ def scenario_designs(kind: str, rng: np.random.Generator, n: int) -> list[np.nda
 
 def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: int,
               face_up_fraction: float, embedder: BackEmbedder, detector: str,
-              white_balance: tuple[float, float]) -> None:
+              white_balance: tuple[float, float], dump: list | None = None) -> None:
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
     names = [f"deck{k}" for k in range(n_decks)]
     decks = DeckSet(())
+    own_percentiles = []
     for k, design in enumerate(designs):
         photo = render_calibration_photo(
             int(rng.integers(2**31)), design, image_wh=(1280, 960), deck_name=names[k],
             colour_temp_k=(CALIBRATION_K, CALIBRATION_K), white_balance=white_balance)
-        result = calibrate_from_scene(names[k], photo, decks, embedder)
+        try:
+            result = calibrate_from_scene(names[k], photo, decks, embedder)
+        except CardtallyError as exc:  # counted: this deck's cards then all miss
+            tally.calibration_failures.append(str(exc).split(";")[0])
+            continue
+        own_percentiles.append((result.own_similarity_percentiles,
+                                result.impostor_similarity_percentiles))
         if result.closest is not None:
             tally.warnings.append(f"{names[k]}~{result.closest.deck}:{result.closest.share:.2f}")
         decks = DeckSet((*decks.profiles, result.profile))
@@ -116,12 +129,31 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     )
     scene = render_scene(int(rng.integers(2**31)), options)
     if detector == "real":
-        raise SystemExit("--detector real: matching detections to labels is not implemented yet")
-    detections = gt_detections(scene)
-    got = identify(scene.image, detections, decks, embedder).deck_index
-    want = expected_owner(scene, names)
-    strip = detections.strip_px
-    whole = np.array([c.visible_fraction >= 0.9 for c in scene.cards], bool)
+        detections, matched = real_detections(scene)
+        tally.missed += len(scene.cards) - len(set(matched[matched >= 0].tolist()))
+        tally.false_detections += int((matched < 0).sum())
+        keep = matched >= 0
+        detections, matched = detections[keep], matched[keep]
+    else:
+        detections = gt_detections(scene)
+        matched = np.arange(len(scene.cards))
+    if detections.image_wh != (scene.image.shape[1], scene.image.shape[0]):
+        raise ValueError("detections do not match the image")
+    embeddings = embedder.embed(card_crops(scene.image, detections))
+    got = classify(embeddings, decks).deck_index  # what identify() does, keeping the embeddings
+    if dump is not None:
+        dump.append({"sims": deck_similarities(embeddings, decks),
+                     "deck_names": list(decks.names), "names": names,
+                     "face_up_prob": embeddings.face_up_prob,
+                     "want": expected_owner(scene, names)[matched], "strip_px": detections.strip_px,
+                     "thresholds": [p.threshold for p in decks.profiles],
+                     "own_percentiles": own_percentiles, "kind": kind})
+    # Cards of a deck whose calibration failed keep their true index: they count as misses.
+    index_of = {i: names.index(n) for i, n in enumerate(decks.names)}
+    got = np.array([index_of[int(g)] if g >= 0 else int(g) for g in got], np.int64)
+    want = expected_owner(scene, names)[matched]
+    strip = np.array([c.strip_px for c in scene.cards], np.float32)[matched]
+    whole = np.array([c.visible_fraction >= 0.9 for c in scene.cards], bool)[matched]
     backs = want >= 0
     tally.backs += int(backs.sum())
     tally.correct += int((got[backs] == want[backs]).sum())
@@ -140,6 +172,19 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     tally.face_up += int(up.sum())
     tally.face_up_as_deck += int((got[up] >= 0).sum())
     tally.face_up_found += int((got[up] == FACE_UP).sum())
+
+
+def real_detections(scene) -> tuple[CardDetections, np.ndarray]:
+    """The shipped detector's cards, each matched to the rendered card under its centre (-1: none)."""
+    from cardtally.vision.detect import detect_cards
+
+    detections = detect_cards(scene.image)
+    height, width = scene.owner_map.shape
+    matched = []
+    for x, y in np.round(detections.centre_xy).astype(int):
+        inside = 0 <= x < width and 0 <= y < height
+        matched.append(int(scene.owner_map[y, x]) if inside else -1)
+    return detections, np.array(matched, np.int64)
 
 
 def embed_timing(embedder: BackEmbedder, n: int = 200, repeats: int = 7) -> float:
@@ -168,10 +213,12 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=10, help="scenes per scenario")
     parser.add_argument("--detector", choices=["gt", "real"], default="gt")
     parser.add_argument("--only", default="", help="run scenarios whose name contains this")
+    parser.add_argument("--dump", default="", help="save per-card similarities (.pkl) for tuning")
     parser.add_argument("--no-white-balance", action="store_true",
                         help="disable the simulated camera white balance (full colour cast)")
     args = parser.parse_args()
     embedder = BackEmbedder()
+    dump: list | None = [] if args.dump else None
     wb = (0.0, 0.0) if args.no_white_balance else Lighting().white_balance
     print(f"calibration {CALIBRATION_K:.0f} K, test {TEST_K:.0f} K, camera white balance {wb}, "
           f"{args.trials} scenes per scenario, detections: {args.detector}\n")
@@ -183,13 +230,21 @@ def main() -> None:
             continue
         t = Tally()
         for trial in range(args.trials):
-            run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb)
+            run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb, dump)
         print(f"| {name} | {t.pct(t.correct, t.backs)} | {t.pct(t.unknown, t.backs)} "
               f"| {t.pct(t.wrong, t.backs)} | {t.pct(t.strips_correct, t.strips)} "
               f"| {t.pct(t.whole_correct, t.whole)} | {t.pct(t.uncal_rejected, t.uncal)} "
               f"| {t.pct(t.face_up_as_deck, t.face_up)} |", flush=True)
         if t.warnings:
             print(f"<!-- confusable warnings: {' '.join(t.warnings)} -->", flush=True)
+        if args.detector == "real":
+            print(f"<!-- detector: {t.missed} cards missed, {t.false_detections} false detections; "
+                  "accuracy is over matched cards -->", flush=True)
+        if t.calibration_failures:
+            print(f"<!-- calibration failures: {t.calibration_failures} -->", flush=True)
+    if dump is not None:
+        with open(args.dump, "wb") as handle:
+            pickle.dump(dump, handle)
     print(f"\nembedding 200 crops: {embed_timing(embedder):.0f} ms (median of 7, "
           f"onnxruntime default threads)")
 

@@ -17,7 +17,13 @@ from cardtally.errors import CardtallyError
 
 from .decks import DeckProfile, DeckSet, now_iso
 from .detections import CardDetections
-from .embed import BackEmbedder, Embeddings, default_embedder, embedder_version
+from .embed import (
+    BackEmbedder,
+    Embeddings,
+    background_embeddings,
+    default_embedder,
+    embedder_version,
+)
 from .load import load_image
 from .rectify import CROP_PX, INPUT_CHANNELS, normalise_crop, rectify_card
 
@@ -29,8 +35,10 @@ STRIP_FRACTIONS = (0.1, 0.2, 0.35)
 L_SHAPE_FRACTION = 0.2
 #: A sub-view is used only if this share of it is visible in the calibration photo.
 MIN_SUBVIEW_VISIBLE = 0.8
+#: Cards at least this visible decide whether the photos show one design.
+CLEAR_CARD_FRACTION = 0.35
 #: Most prototypes kept per deck (spherical k-means centres).
-MAX_PROTOTYPES = 32
+MAX_PROTOTYPES = 48
 #: Two whole-card crops closer than this (cosine) are the same design.
 SAME_DESIGN_SIMILARITY = 0.5
 #: Second design group of at least this many cards (and share) means the photo mixes designs.
@@ -40,11 +48,17 @@ MIXED_MIN_SHARE = 0.15
 #: slack for the change of light and camera between calibration and play, clipped to a range.
 THRESHOLD_PERCENTILE = 2.0
 THRESHOLD_SLACK = 0.12
-THRESHOLD_RANGE = (0.35, 0.6)
+THRESHOLD_RANGE = (0.2, 0.95)
+#: ... and above this quantile (plus margin) of random other backs' similarity to the deck.
+IMPOSTOR_PERCENTILE = 99.5
+IMPOSTOR_MARGIN = 0.02
 #: Warn when this share of the new deck's crops are about as close to another deck.
 CONFUSABLE_SHARE = 0.03
 CONFUSABLE_MARGIN = 0.04
-FACE_UP_PROB = 0.5
+#: Face-up head probability from which a calibration card is left out as lying face up.
+FACE_UP_PROB = 0.9
+#: Detections whose card area is off the photo's median by more than this factor are dropped.
+CARD_AREA_SPREAD = 1.6
 
 
 @dataclass(frozen=True)
@@ -52,13 +66,16 @@ class CalibrationCrops:
     """Model inputs of one deck's calibration: ``pixels`` (m, 4, 64, 64).
 
     ``card_index`` (m,) numbers the physical cards across all photos; ``whole`` (m,) marks the
-    whole-visible-part crop of each card (one per card).
+    whole-visible-part crop of each card (one per card); ``turned`` (m,) marks the copy of a
+    crop turned by 180 degrees (every crop has one, right after it).
     """
 
     pixels: np.ndarray
     card_index: np.ndarray
     whole: np.ndarray
     photo_index: np.ndarray
+    visible_fraction: np.ndarray
+    turned: np.ndarray
 
     def __post_init__(self) -> None:
         m = len(self.card_index)
@@ -67,8 +84,9 @@ class CalibrationCrops:
                 f"pixels must have shape ({m}, {INPUT_CHANNELS}, {CROP_PX}, {CROP_PX}), "
                 f"got {self.pixels.shape}"
             )
-        if self.whole.shape != (m,) or self.photo_index.shape != (m,):
-            raise ValueError("whole and photo_index must have one entry per crop")
+        for name in ("whole", "photo_index", "visible_fraction", "turned"):
+            if getattr(self, name).shape != (m,):
+                raise ValueError(f"{name} must have shape ({m},), got {getattr(self, name).shape}")
 
 
 @dataclass(frozen=True)
@@ -88,6 +106,10 @@ class Calibration:
     n_face_up: int
     n_outliers: int
     confusions: tuple[Confusion, ...] = field(default=())
+    #: 1st, 2nd, 5th, 10th percentile of the crops' similarity to other cards of the deck.
+    own_similarity_percentiles: tuple[float, ...] = field(default=())
+    #: 90, 95, 99, 99.5, 100th percentile of random other backs' similarity to the deck.
+    impostor_similarity_percentiles: tuple[float, ...] = field(default=())
 
     @property
     def closest(self) -> Confusion | None:
@@ -124,7 +146,7 @@ def _subview_masks(mask: np.ndarray) -> list[np.ndarray]:
 def calibration_crops(images_bgr: list[np.ndarray],
                       detections: list[CardDetections]) -> CalibrationCrops:
     """Whole-card and strip crops of every detected card in the calibration photos."""
-    pixels, card_index, whole, photo_index = [], [], [], []
+    pixels, card_index, whole, photo_index, fraction, turned = [], [], [], [], [], []
     card = 0
     for p, (image, dets) in enumerate(zip(images_bgr, detections, strict=True)):
         for i in range(len(dets)):
@@ -132,24 +154,40 @@ def calibration_crops(images_bgr: list[np.ndarray],
             if not mask.any():
                 continue
             for k, view in enumerate([mask, *_subview_masks(mask)]):
-                pixels.append(normalise_crop(frame, view))
-                card_index.append(card)
-                whole.append(k == 0)
-                photo_index.append(p)
+                crop = normalise_crop(frame, view)
+                # A card can lie either way round and the detector cannot tell which: keep
+                # both, so a card turned 180 degrees in play still meets its prototype.
+                for is_turned, pixels_k in ((False, crop), (True, crop[:, ::-1, ::-1])):
+                    pixels.append(np.ascontiguousarray(pixels_k))
+                    card_index.append(card)
+                    whole.append(k == 0 and not is_turned)
+                    photo_index.append(p)
+                    fraction.append(float(mask.mean()))
+                    turned.append(is_turned)
             card += 1
     if not pixels:
         empty = np.zeros((0, INPUT_CHANNELS, CROP_PX, CROP_PX), np.float32)
         return CalibrationCrops(empty, np.zeros((0,), np.int64), np.zeros((0,), bool),
-                                np.zeros((0,), np.int64))
+                                np.zeros((0,), np.int64), np.zeros((0,), np.float32),
+                                np.zeros((0,), bool))
     return CalibrationCrops(np.stack(pixels), np.array(card_index), np.array(whole),
-                            np.array(photo_index))
+                            np.array(photo_index), np.array(fraction, np.float32),
+                            np.array(turned))
 
 
-def design_groups(vectors: np.ndarray, similarity: float = SAME_DESIGN_SIMILARITY) -> np.ndarray:
-    """Average-linkage clustering of whole-card embeddings; returns a group label per card."""
+def design_groups(vectors: np.ndarray, similarity: float = SAME_DESIGN_SIMILARITY,
+                  turned: np.ndarray | None = None) -> np.ndarray:
+    """Average-linkage clustering of whole-card embeddings; returns a group label per card.
+
+    ``turned`` (optional, same shape) are the embeddings of the same crops turned 180 degrees:
+    two cards compare by their better-matching orientation.
+    """
     n = len(vectors)
     groups = [[i] for i in range(n)]
     sims = vectors @ vectors.T
+    if turned is not None:
+        sims = np.maximum(sims, vectors @ turned.T)
+        sims = np.maximum(sims, sims.T)
     while len(groups) > 1:
         best, pair = -2.0, (0, 0)
         for a in range(len(groups)):
@@ -207,12 +245,17 @@ def confusions(name: str, vectors: np.ndarray, own_similarity: np.ndarray,
 
 
 def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings,
-                      existing: DeckSet, photo_names: list[str], version: str) -> Calibration:
+                      existing: DeckSet, photo_names: list[str], version: str,
+                      background: np.ndarray) -> Calibration:
     """Turn embedded calibration crops into a deck profile, or explain why not."""
     photos = ", ".join(photo_names)
     whole_idx = np.flatnonzero(crops.whole)
     face_up_cards = set(crops.card_index[whole_idx[embeddings.face_up_prob[whole_idx]
                                                    >= FACE_UP_PROB]].tolist())
+    if 2 * len(face_up_cards) >= len(whole_idx):
+        # The user says these are backs; a head that calls most of them fronts is wrong here
+        # (a white, number-like back), and a second design would still be caught below.
+        face_up_cards = set()
     back_whole = np.array([i for i in whole_idx if crops.card_index[i] not in face_up_cards])
     if len(back_whole) < MIN_USABLE_CARDS:
         raise CardtallyError(
@@ -220,14 +263,26 @@ def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings
             f"{photos}; need at least {MIN_USABLE_CARDS}. Photograph 5-40 cards of the deck "
             "backs up on a plain table, each card fully or mostly visible."
         )
-    labels = design_groups(embeddings.vectors[back_whole])
+    # Judge "one design or several" on the clearly visible cards; a card showing only a sliver
+    # embeds less reliably and, if it does not match, is just left out.
+    clear = back_whole[crops.visible_fraction[back_whole] >= CLEAR_CARD_FRACTION]
+    if len(clear) < MIN_USABLE_CARDS:
+        clear = back_whole
+    labels = design_groups(embeddings.vectors[clear], turned=embeddings.vectors[clear + 1])
     sizes = np.bincount(labels)
     if len(sizes) > 1 and sizes[1] >= MIXED_MIN_CARDS and sizes[1] >= MIXED_MIN_SHARE * sizes.sum():
         raise CardtallyError(
             f"The photos {photos} mix card designs ({sizes[0]} cards look like one design, "
             f"{sizes[1]} like another); photograph the backs of one deck only."
         )
-    main_cards = set(crops.card_index[back_whole[labels == 0]].tolist())
+    main = np.concatenate([embeddings.vectors[clear[labels == 0]],
+                           embeddings.vectors[clear[labels == 0] + 1]])
+    # Less visible cards join when they are as close to the design's clear cards as those are
+    # to each other (either way round).
+    cutoff = min(float(np.sort(main @ main.T, axis=1)[:, -2].min()), SAME_DESIGN_SIMILARITY)
+    joins = (embeddings.vectors[back_whole] @ main.T).max(axis=1) >= cutoff
+    main_cards = set(crops.card_index[clear[labels == 0]].tolist())
+    main_cards |= set(crops.card_index[back_whole[joins]].tolist())
     if len(main_cards) < MIN_USABLE_CARDS:
         raise CardtallyError(
             f"Found {len(main_cards)} usable card backs of one design in {photos}; need at "
@@ -237,9 +292,8 @@ def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings
     vectors = embeddings.vectors[use]
     card_index = crops.card_index[use]
     own = nearest_other_card(vectors, card_index)
-    low, high = THRESHOLD_RANGE
-    threshold = float(np.clip(np.percentile(own, THRESHOLD_PERCENTILE) - THRESHOLD_SLACK, low, high))
     prototypes = spherical_kmeans(vectors, MAX_PROTOTYPES)
+    threshold, impostor = deck_threshold(own, prototypes, background)
     profile = DeckProfile(name=name, prototypes=prototypes, threshold=threshold,
                           embedder_version=version, n_cards=len(main_cards), created=now_iso())
     return Calibration(
@@ -248,21 +302,48 @@ def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings
         n_face_up=len(face_up_cards),
         n_outliers=len(back_whole) - len(main_cards),
         confusions=confusions(name, vectors, own, existing),
+        own_similarity_percentiles=tuple(float(v) for v in np.percentile(own, [1, 2, 5, 10])),
+        impostor_similarity_percentiles=tuple(
+            float(v) for v in np.percentile(impostor, [90, 95, 99, 99.5, 100])),
     )
+
+
+def deck_threshold(own: np.ndarray, prototypes: np.ndarray,
+                   background: np.ndarray) -> tuple[float, np.ndarray]:
+    """Acceptance threshold of a deck, and the impostors' similarities it was set against.
+
+    Above nearly every random other back (impostor quantile + margin), but never so high that
+    the deck's own calibration views (less a slack for new light and camera) would miss.
+    """
+    impostor = (background @ prototypes.T).max(axis=1)
+    above_impostors = float(np.percentile(impostor, IMPOSTOR_PERCENTILE)) + IMPOSTOR_MARGIN
+    own_floor = float(np.percentile(own, THRESHOLD_PERCENTILE)) - THRESHOLD_SLACK
+    low, high = THRESHOLD_RANGE
+    return float(np.clip(min(above_impostors, own_floor), low, high)), impostor
 
 
 def find_cards(image_bgr: np.ndarray) -> CardDetections:
     """The shipped detector; the classical contour finder while no detector model is shipped.
 
-    Calibration photos show one deck spread out, where the classical finder is adequate.
+    All cards of a calibration photo are the same size, so outlines far from the median card
+    area (table texture, two cards merged into one) are dropped before they can look like a
+    second design.
     """
     if resources.files("cardtally.models").joinpath("card_detector.onnx").is_file():
         from .detect import detect_cards
 
-        return detect_cards(image_bgr)
-    from .detect_classical import detect_cards_classical
+        detections = detect_cards(image_bgr)
+    else:
+        from .detect_classical import detect_cards_classical
 
-    return detect_cards_classical(image_bgr)
+        detections = detect_cards_classical(image_bgr)
+    if len(detections) < 2:
+        return detections
+    quads = detections.quad_xy
+    x, y = quads[:, :, 0], quads[:, :, 1]
+    area = 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1))
+    ratio = area / max(float(np.median(area)), 1e-6)
+    return detections[(ratio > 1 / CARD_AREA_SPREAD) & (ratio < CARD_AREA_SPREAD)]
 
 
 def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
@@ -278,4 +359,5 @@ def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
             "on a plain table, each card fully or mostly visible."
         )
     embeddings = (embedder or default_embedder()).embed(crops.pixels)
-    return build_calibration(name, crops, embeddings, existing, names, embedder_version())
+    return build_calibration(name, crops, embeddings, existing, names, embedder_version(),
+                             background_embeddings())

@@ -16,8 +16,39 @@ from .onnx_session import load_packaged_model
 from .rectify import CROP_PX, INPUT_CHANNELS, CardCrops
 
 EMBEDDER_FILE = "back_embedder.onnx"
+#: Embeddings of random procedural backs, made with the model at export (impostor cohort).
+BACKGROUND_FILE = "back_embedder_background.npy"
 #: Crops per ``session.run``: bounds memory on photos with hundreds of cards.
 BATCH_CROPS = 256
+#: Share of the similarity that comes from the network; the rest from the colour histogram.
+NETWORK_WEIGHT = 0.6
+#: Bins per channel of the colour histogram of the normalised crop.
+COLOUR_BINS = 6
+
+
+def colour_descriptor(pixels: np.ndarray) -> np.ndarray:
+    """(n, COLOUR_BINS**3) unit Hellinger vectors of the visible pixels' normalised colours.
+
+    The crops are already divided by the card's own white level, so the histogram ignores the
+    colour of the light; it adds the palette, which a small network under-weights, to the
+    network's embedding (a card of another palette drops in similarity).
+    """
+    n = len(pixels)
+    colours = pixels[:, :3].reshape(n, 3, -1)  # values in [-0.5, 0.75]
+    visible = pixels[:, 3].reshape(n, -1) > 0.5
+    bins = np.clip(((colours + 0.5) / 1.25 * COLOUR_BINS).astype(np.int64), 0, COLOUR_BINS - 1)
+    index = (bins[:, 0] * COLOUR_BINS + bins[:, 1]) * COLOUR_BINS + bins[:, 2]
+    index = index + np.arange(n)[:, None] * COLOUR_BINS**3
+    counts = np.bincount(index[visible], minlength=n * COLOUR_BINS**3).reshape(n, -1)
+    hist = np.sqrt(counts.astype(np.float32))
+    return hist / np.maximum(np.linalg.norm(hist, axis=1, keepdims=True), 1e-12)
+
+
+def combine(network: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Concatenate weighted unit parts: the dot product becomes the weighted sum of both."""
+    return np.concatenate(
+        [network * np.sqrt(NETWORK_WEIGHT), colour * np.sqrt(1.0 - NETWORK_WEIGHT)], axis=1
+    ).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -68,11 +99,12 @@ class BackEmbedder:
         # Re-normalise: the graph already does, but float rounding must not move thresholds.
         stacked /= np.maximum(np.linalg.norm(stacked, axis=1, keepdims=True), 1e-12)
         prob = 1.0 / (1.0 + np.exp(-np.concatenate(logits).astype(np.float32)))
-        return Embeddings(vectors=stacked, face_up_prob=prob)
+        return Embeddings(vectors=combine(stacked, colour_descriptor(pixels)), face_up_prob=prob)
 
     @property
     def embedding_dim(self) -> int:
-        return int(self.session.get_outputs()[0].shape[1])
+        """Size of :attr:`Embeddings.vectors`: the network's output plus the colour histogram."""
+        return int(self.session.get_outputs()[0].shape[1]) + COLOUR_BINS**3
 
 
 @functools.lru_cache(maxsize=1)
@@ -94,3 +126,19 @@ def embedder_version() -> str:
 def default_embedder() -> BackEmbedder:
     """The shipped embedder, created once per process."""
     return BackEmbedder()
+
+
+@functools.lru_cache(maxsize=1)
+def background_embeddings() -> np.ndarray:
+    """(b, embedding_dim) unit embeddings of random backs that belong to no deck.
+
+    Calibration sets each deck's threshold above what such impostors reach.
+    """
+    try:
+        with resources.files("cardtally.models").joinpath(BACKGROUND_FILE).open("rb") as handle:
+            vectors = np.load(handle).astype(np.float32)
+    except OSError:
+        raise CardtallyError(
+            f"The model file {BACKGROUND_FILE} is missing from the installation; reinstall cardtally."
+        ) from None
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -3,7 +3,7 @@
 A card is given to the deck whose prototypes it is most similar to (cosine of unit embeddings)
 only if that similarity reaches the deck's own threshold *and* beats the second-best deck by a
 margin; otherwise it is UNKNOWN, so that a deck nobody calibrated is not silently counted for the
-nearest one. The embedder's face-up head takes precedence: a face-up card never counts for a deck.
+nearest one. The embedder's face-up head marks cards lying face up; they never count for a deck.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ class IdentifySettings:
     """Decision rule constants (similarities are cosines in [-1, 1])."""
 
     #: Best deck must beat the second best by this much.
-    margin: float = 0.04
-    #: Face-up head probability from which a card counts as face up.
+    margin: float = 0.01
+    #: Face-up head probability from which a card that matches no deck counts as face up.
     face_up_prob: float = 0.5
+    #: ... and from which a card counts as face up even if it matches a deck.
+    face_up_sure_prob: float = 0.9
     #: Temperature turning similarities into a confidence (softmax over decks + "unknown").
     confidence_temperature: float = 0.03
 
@@ -65,9 +67,14 @@ def classify(
         confidence = np.where(accepted, prob[rows, best], prob[:, -1]).astype(np.float32)
     elif n:
         confidence[:] = 1.0
-    face_up = embeddings.face_up_prob >= settings.face_up_prob
+    # A face-up card must never count for a deck; but the head also fires on some backs (a
+    # white-bordered strip looks like a playing card's margin), so a confident deck match
+    # wins over a merely likely face-up.
+    prob = embeddings.face_up_prob
+    face_up = (prob >= settings.face_up_sure_prob) | (
+        (prob >= settings.face_up_prob) & (deck_index == UNKNOWN))
     deck_index[face_up] = FACE_UP
-    confidence[face_up] = embeddings.face_up_prob[face_up]
+    confidence[face_up] = prob[face_up]
     return CardIdentities(deck_index=deck_index, confidence=confidence, deck_names=decks.names)
 
 

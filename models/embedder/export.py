@@ -14,17 +14,22 @@ import onnx
 import onnxruntime as ort
 import torch
 
-from .net import BackEmbedder
+from ...vision.embed import BackEmbedder
+from .net import BackEmbedder as BackEmbedderNet
 
 OPSET = 17
+BACKGROUND_SUFFIX = "_background.npy"
+BACKGROUND_SEED = 31337
 MAX_BYTES = 4 * 1024 * 1024
 
 
 def export(checkpoint: Path, out: Path) -> None:
     """Write ``out`` from ``checkpoint``; fail if outputs differ from torch or the file is too big."""
     state = torch.load(checkpoint, weights_only=False, map_location="cpu")
-    model = BackEmbedder()
-    model.load_state_dict(state["model"])
+    model = BackEmbedderNet()
+    missing, unexpected = model.load_state_dict(state["model"], strict=False)
+    if unexpected or any(not k.startswith("neck.") for k in missing):
+        raise SystemExit(f"checkpoint mismatch: missing {missing}, unexpected {unexpected}")
     model.eval()
     buffer = io.BytesIO()
     torch.onnx.export(
@@ -51,6 +56,23 @@ def export(checkpoint: Path, out: Path) -> None:
             raise SystemExit(f"onnxruntime differs from torch by {err}")
     out.write_bytes(data)
     print(f"wrote {out} ({len(data) / 1e6:.2f} MB, step {state['step']})")
+    background = background_embeddings(ort.InferenceSession(data, providers=["CPUExecutionProvider"]))
+    background_path = out.with_name(out.stem + BACKGROUND_SUFFIX)
+    np.save(background_path, background.astype(np.float16))
+    print(f"wrote {background_path} {background.shape}")
+
+
+def background_embeddings(session: ort.InferenceSession, seed: int = BACKGROUND_SEED,
+                          n_designs: int = 150, views: int = 4) -> np.ndarray:
+    """Runtime embeddings (network + colour) of views of random procedural designs no deck will
+    have: the impostors a deck's acceptance threshold is set against (cohort normalisation)."""
+    from ..synth.designs import random_back_design
+    from .views import render_view
+
+    rng = np.random.default_rng(seed)
+    designs = [random_back_design(rng) for _ in range(n_designs)]
+    crops = np.stack([render_view(rng, d, designs)[0] for d in designs for _ in range(views)])
+    return BackEmbedder(session).embed(crops).vectors
 
 
 def main() -> None:

@@ -50,11 +50,14 @@ class BackEmbedder(nn.Module):
             c_in = c_out
         self.features = nn.Sequential(*layers)
         self.embed = nn.Linear(2 * c_in, embedding_dim)
+        # "BNNeck": centring the raw embedding before normalising keeps all designs from
+        # crowding into one narrow cone (a checkpoint without it loads with an identity neck).
+        self.neck = nn.BatchNorm1d(embedding_dim)
         self.face_up = nn.Linear(2 * c_in, 1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         f = self.features(x)
         # Max pooling keeps small distinctive marks (a family symbol) that the mean dilutes.
         pooled = torch.cat([f.mean(dim=(2, 3)), f.amax(dim=(2, 3))], dim=1)
-        embedding = F.normalize(self.embed(pooled), dim=1)
+        embedding = F.normalize(self.neck(self.embed(pooled)), dim=1)
         return embedding, self.face_up(pooled).squeeze(1)

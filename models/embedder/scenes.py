@@ -12,7 +12,7 @@ import numpy as np
 from ...vision.calibrate import Calibration, build_calibration, calibration_crops
 from ...vision.decks import DeckSet
 from ...vision.detections import FACE_UP, CardDetections
-from ...vision.embed import BackEmbedder, embedder_version
+from ...vision.embed import BackEmbedder, background_embeddings, embedder_version
 from ...vision.geometry import quad_long_axis_deg
 from ..synth.scene import Scene
 
@@ -55,7 +55,7 @@ def calibrate_from_scene(name: str, photo: Scene, existing: DeckSet,
     crops = calibration_crops([photo.image], [gt_detections(photo)])
     embeddings = embedder.embed(crops.pixels)
     return build_calibration(name, crops, embeddings, existing, [f"{name}.png"],
-                             embedder_version())
+                             embedder_version(), background_embeddings())
 
 
 def real_back_paths() -> list[Path]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch.nn import functional as F
-from torch.utils.data import DataLoader, IterableDataset
+from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 from .net import BackEmbedder
 from .views import render_view
@@ -77,7 +77,11 @@ class _Batches(IterableDataset):
         self.seed, self.first_step, self.last_step = seed, first_step, last_step
 
     def __iter__(self):
-        for step in range(self.first_step, self.last_step):
+        # Each DataLoader worker gets its own copy of this object: take every n-th step only,
+        # so that the workers together yield each step once and in order.
+        info = get_worker_info()
+        worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
+        for step in range(self.first_step + worker, self.last_step, workers):
             yield {k: torch.from_numpy(v) for k, v in make_batch(self.seed, step).items()}
 
 
@@ -141,6 +145,11 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--max-minutes", type=float, default=48.0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--init-from", type=Path, default=None,
+                        help="start from this checkpoint's weights (new optimiser and schedule)")
+    parser.add_argument("--replay", type=int, default=0,
+                        help="extra updates per fresh batch on recent batches (turned 180 deg)")
+    parser.add_argument("--warmup", type=int, default=60)
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -152,6 +161,12 @@ def main() -> None:
     model = BackEmbedder()
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
+    if args.init_from is not None and not ckpt_path.exists():
+        init = torch.load(args.init_from, weights_only=False)["model"]
+        missing, unexpected = model.load_state_dict(init, strict=False)
+        if unexpected or any(not k.startswith("neck.") for k in missing):
+            raise SystemExit(f"checkpoint mismatch: missing {missing}, unexpected {unexpected}")
+        print(f"initialised from {args.init_from}", file=log, flush=True)
     if ckpt_path.exists():
         state = torch.load(ckpt_path, weights_only=False)
         model.load_state_dict(state["model"])
@@ -172,17 +187,29 @@ def main() -> None:
                         num_workers=args.workers, prefetch_factor=2 if args.workers else None,
                         persistent_workers=False)
     model.train()
-    for batch in loader:
-        for group in opt.param_groups:
-            group["lr"] = _lr(step, args.steps, args.lr)
+    recent: list[dict[str, torch.Tensor]] = []
+    replay_rng = np.random.default_rng([args.seed, 77])
+
+    def update(batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         emb, face_logit = model(batch["crops"])
         back = batch["labels"] >= 0
         loss_metric = supcon_loss(emb[back], batch["labels"][back], TEMPERATURE)
         loss_face = F.binary_cross_entropy_with_logits(face_logit, batch["face_up"])
-        loss = loss_metric + 0.5 * loss_face
         opt.zero_grad()
-        loss.backward()
+        (loss_metric + 0.5 * loss_face).backward()
         opt.step()
+        return loss_metric, loss_face
+
+    for batch in loader:
+        for group in opt.param_groups:
+            group["lr"] = _lr(step, args.steps, args.lr, args.warmup)
+        loss_metric, loss_face = update(batch)
+        # Views cost more CPU than updates: reuse recent batches, turned 180 degrees (a card
+        # lies either way round, so the label holds).
+        recent = [*recent[-5:], batch]
+        for _ in range(args.replay):
+            old = recent[int(replay_rng.integers(0, len(recent)))]
+            update({**old, "crops": torch.flip(old["crops"], dims=(2, 3))})
         step += 1
         elapsed = (time.monotonic() - started) / 60
         if step % 10 == 0:
