@@ -1,8 +1,9 @@
-"""``cardtally demo``: a typed-in game in its own ledger, never the user's."""
+"""``cardtally demo``: the whole photo flow on the bundled samples, in its own data home."""
 
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from cardtally.cli import app
@@ -10,36 +11,42 @@ from cardtally.cli import app
 runner = CliRunner()
 
 
-def test_demo_plays_a_typed_in_game(cardtally_home: Path):
-    result = runner.invoke(app, ["demo"])
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory):
+    """One demo run (the models are slow enough to share it), with a game of the user's."""
+    home = tmp_path_factory.mktemp("home")
+    env = {"CARDTALLY_HOME": str(home)}
+    assert runner.invoke(app, ["game", "new", "-p", "Zoe=z", "-p", "Yan=y"], env=env).exit_code == 0
+    before = (home / "cardtally.db").read_bytes()
+    result = runner.invoke(app, ["demo", "--json"], env=env)
+    return home, before, result
+
+
+def test_demo_runs_the_whole_flow(demo_run) -> None:
+    home, _, result = demo_run
     assert result.exit_code == 0, result.output
-    assert "round      Anna       Ben      Cleo  called out\n" in result.stdout
-    assert result.stdout.endswith(
-        "place  player  deck        total\n"
-        "    1  Anna    red-star       31\n"
-        "    2  Ben     red-moon       15\n"
-        "    2  Cleo    green-star     15\n"
-        "\n"
-        "Winner: Anna (31 points).\n"
-        "Finished after round 3.\n"
-    )
-    demo_dir = cardtally_home / "demo"
-    assert result.stderr == (
-        "This was a typed-in demo game (scoring from photos comes later); your own games are "
-        f"untouched. Its ledger: {demo_dir / 'cardtally.db'}; look at it with: "
-        f"CARDTALLY_HOME='{demo_dir}' cardtally game show\n"
-    )
-    assert not (cardtally_home / "cardtally.db").exists()
+    data = json.loads(result.stdout)
+    assert [p["player"] for p in data["players"]] == ["Anna", "Ben", "Cleo"]
+    assert len(data["rounds"]) == 1
+    assert "1. Calibrating the three decks from one photo each:" in result.stderr
+    reviews = sorted((home / "demo" / "reviews").rglob("*.jpg"))
+    assert [p.name for p in reviews] == ["centre-1-centre-review.jpg", "leftover-2-leftover-review.jpg"]
 
 
-def test_demo_leaves_the_users_games_alone(cardtally_home: Path):
-    assert runner.invoke(app, ["game", "new", "-p", "Zoe=z", "-p", "Yan=y"]).exit_code == 0
-    before = (cardtally_home / "cardtally.db").read_bytes()
-    for _ in range(2):  # a second run replaces the demo ledger
-        result = runner.invoke(app, ["demo", "--json"])
-        assert result.exit_code == 0, result.output
-        data = json.loads(result.stdout)
-        assert (data["game"], data["winners"]) == (1, ["Anna"])
-    assert (cardtally_home / "cardtally.db").read_bytes() == before
-    shown = json.loads(runner.invoke(app, ["game", "show", "--json"]).stdout)
-    assert [p["player"] for p in shown["players"]] == ["Zoe", "Yan"]
+def test_demo_leaves_the_users_data_alone(demo_run) -> None:
+    home, before, _ = demo_run
+    assert (home / "cardtally.db").read_bytes() == before
+    assert not (home / "decks").exists()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped detector is below its targets (issue 4): shingled rows are under-counted",
+)
+def test_demo_counts_match_the_rendered_truth(demo_run) -> None:
+    _, _, result = demo_run
+    data = json.loads(result.stdout)
+    counts = data["rounds"][0]["counts"]
+    expected = data["expected_counts"]
+    assert {p: c["center"] for p, c in counts.items()} == expected["centre"]
+    assert {p: c["leftover"] for p, c in counts.items()} == expected["leftover"]

@@ -1,0 +1,65 @@
+"""Choose the detector's post-processing settings on rendered validation scenes.
+
+    python benchmarks/tune_detector.py --scenes 40
+
+Validation scenes use seeds 800_000+ (training: seed * 10_000_000 + index with seed < 80;
+benchmark test split: 900_000+), so tuning never sees the test split. Prints the exact-count
+rate and card recall/precision for every combination, best first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+import cv2
+
+import cardtally.vision.detect as detect_module
+from cardtally.models.synth.scene import SceneOptions, render_scene
+from cardtally.vision.detect import CardDetector, DetectorSettings, cards_from_maps
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from detect_bench import match_cards  # noqa: E402
+
+VALIDATION_SEED0 = 800_000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--scenes", type=int, default=40)
+    args = parser.parse_args()
+    detector = CardDetector()
+    scenes = [
+        render_scene(VALIDATION_SEED0 + i, SceneOptions(n_cards=(3, 120), min_strip_px=12.0))
+        for i in range(args.scenes)
+    ]
+    grid_thr = (0.08, 0.12, 0.16, 0.2, 0.25)
+    grid_merge = (0.0, 0.1, 0.2, 0.3)
+    results = {}
+    for card_px in (150.0, 200.0, 250.0):
+        detect_module.TARGET_CARD_LONG_PX = card_px
+        cached = []
+        for scene in scenes:
+            scale = detector.processing_scale(scene.image, DetectorSettings())
+            work = scene.image if scale == 1.0 else cv2.resize(scene.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+            cached.append((scene, scale, work.shape[1::-1], detector.predict_maps(work)))
+        for thr, merge in itertools.product(grid_thr, grid_merge):
+            settings = DetectorSettings(centre_threshold=thr, merge_edge_threshold=merge)
+            exact = tp = fp = total = 0
+            for scene, scale, wh, maps in cached:
+                dets = cards_from_maps(maps, wh, settings)
+                matched, false_pos = match_cards(scene.owner_map, dets.centre_xy / scale, len(scene.cards))
+                exact += len(dets) == len(scene.cards)
+                tp += int(matched.sum())
+                fp += false_pos
+                total += len(scene.cards)
+            results[(card_px, thr, merge)] = (exact / len(scenes), tp / max(1, total), tp / max(1, tp + fp))
+        print(f"card_px {card_px} done", file=sys.stderr, flush=True)
+    for key, (exact, recall, precision) in sorted(results.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + kv[1][2]))):
+        print(f"card_px={key[0]:.0f} centre={key[1]:.2f} merge={key[2]:.1f}  exact={exact:.3f} recall={recall:.3f} precision={precision:.3f}")
+
+
+if __name__ == "__main__":
+    main()
