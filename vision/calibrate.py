@@ -57,6 +57,9 @@ CONFUSABLE_SHARE = 0.03
 CONFUSABLE_MARGIN = 0.04
 #: Face-up head probability from which a calibration card is left out as lying face up.
 FACE_UP_PROB = 0.9
+#: A deck's own views may reach the face-up head's 99th percentile + this, within the range.
+FACE_UP_LIMIT_MARGIN = 0.1
+FACE_UP_LIMIT_RANGE = (0.4, 0.95)
 #: Detections whose card area is off the photo's median by more than this factor are dropped.
 CARD_AREA_SPREAD = 1.6
 
@@ -294,8 +297,12 @@ def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings
     own = nearest_other_card(vectors, card_index)
     prototypes = spherical_kmeans(vectors, MAX_PROTOTYPES)
     threshold, impostor = deck_threshold(own, prototypes, background)
+    own_face_up = embeddings.face_up_prob[use]
+    face_up_limit = float(np.clip(np.percentile(own_face_up, 99) + FACE_UP_LIMIT_MARGIN,
+                                  *FACE_UP_LIMIT_RANGE))
     profile = DeckProfile(name=name, prototypes=prototypes, threshold=threshold,
-                          embedder_version=version, n_cards=len(main_cards), created=now_iso())
+                          embedder_version=version, n_cards=len(main_cards), created=now_iso(),
+                          face_up_prob_limit=face_up_limit)
     return Calibration(
         profile=profile,
         n_cards=len(main_cards),

@@ -36,6 +36,9 @@ class DeckProfile:
     embedder_version: str
     n_cards: int
     created: str
+    #: Face-up head probability below which a card matching this deck still counts for it
+    #: (decks with white, front-like backs make the head fire on their own cards).
+    face_up_prob_limit: float = 0.4
 
     def __post_init__(self) -> None:
         if self.prototypes.ndim != 2 or len(self.prototypes) == 0:
@@ -53,6 +56,7 @@ class DeckProfile:
             "threshold": round(float(self.threshold), 6),
             "n_cards": int(self.n_cards),
             "created": self.created,
+            "face_up_prob_limit": round(float(self.face_up_prob_limit), 6),
             "prototypes": [[round(float(v), 6) for v in row] for row in self.prototypes],
         }
 
@@ -131,6 +135,7 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
             embedder_version=str(raw["embedder_version"]),
             n_cards=int(raw["n_cards"]),
             created=str(raw["created"]),
+            face_up_prob_limit=float(raw.get("face_up_prob_limit", 0.4)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise _corrupt(path, f"bad or missing field: {exc}") from None

@@ -24,10 +24,9 @@ class IdentifySettings:
 
     #: Best deck must beat the second best by this much.
     margin: float = 0.01
-    #: Face-up head probability from which a card that matches no deck counts as face up.
-    face_up_prob: float = 0.5
-    #: ... and from which a card counts as face up even if it matches a deck.
-    face_up_sure_prob: float = 0.9
+    #: Face-up head probability from which a card counts as face up, unless it matches a deck
+    #: whose own backs reach such values (``DeckProfile.face_up_prob_limit``).
+    face_up_prob: float = 0.4
     #: Temperature turning similarities into a confidence (softmax over decks + "unknown").
     confidence_temperature: float = 0.03
 
@@ -67,12 +66,12 @@ def classify(
         confidence = np.where(accepted, prob[rows, best], prob[:, -1]).astype(np.float32)
     elif n:
         confidence[:] = 1.0
-    # A face-up card must never count for a deck; but the head also fires on some backs (a
-    # white-bordered strip looks like a playing card's margin), so a confident deck match
-    # wins over a merely likely face-up.
+    # A face-up card must never count for a deck; but the head also fires on the backs of some
+    # decks (white, number-like), so each deck carries the level its own backs reach.
     prob = embeddings.face_up_prob
-    face_up = (prob >= settings.face_up_sure_prob) | (
-        (prob >= settings.face_up_prob) & (deck_index == UNKNOWN))
+    limits = np.array([p.face_up_prob_limit for p in decks.profiles] or [1.0], np.float32)
+    own_limit = np.where(deck_index >= 0, limits[np.maximum(deck_index, 0)], settings.face_up_prob)
+    face_up = prob >= np.maximum(own_limit, settings.face_up_prob)
     deck_index[face_up] = FACE_UP
     confidence[face_up] = prob[face_up]
     return CardIdentities(deck_index=deck_index, confidence=confidence, deck_names=decks.names)

@@ -44,3 +44,14 @@ def test_no_decks_means_unknown_and_empty_input():
     assert classify(emb, DeckSet(())).deck_index.tolist() == [UNKNOWN]
     empty = Embeddings(np.zeros((0, 3), np.float32), np.zeros((0,), np.float32))
     assert len(classify(empty, DECKS)) == 0
+
+
+def test_a_deck_with_front_like_backs_keeps_its_cards():
+    plain = DeckProfile("white", unit([1, 0, 0]), 0.8, "v", 5, "2026-01-01T00:00:00+00:00",
+                        face_up_prob_limit=0.5)
+    frontish = DeckProfile("white", unit([1, 0, 0]), 0.8, "v", 5, "2026-01-01T00:00:00+00:00",
+                           face_up_prob_limit=0.9)
+    emb = Embeddings(unit([1, 0.01, 0], [1, 0.01, 0], [0, 0, 1]),
+                     np.array([0.7, 0.95, 0.7], np.float32))
+    assert classify(emb, DeckSet((plain,))).deck_index.tolist() == [FACE_UP, FACE_UP, FACE_UP]
+    assert classify(emb, DeckSet((frontish,))).deck_index.tolist() == [0, FACE_UP, FACE_UP]
