@@ -62,6 +62,27 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+def _jpeg_complete(data: bytes) -> bool:
+    """Whether the main image's scan ends with an end-of-image marker.
+
+    Only the marker after the first start-of-scan counts (an EXIF thumbnail has its own), and
+    data after it is allowed: phones append motion-photo videos to the JPEG.
+    """
+    pos = 2
+    while pos + 4 <= len(data):
+        if data[pos] != 0xFF:
+            return False
+        marker = data[pos + 1]
+        if marker == 0xFF:
+            pos += 1
+            continue
+        if marker == 0xDA:  # start of scan: entropy-coded data follows until EOI
+            return data.find(b"\xff\xd9", pos) != -1
+        (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
+        pos += 2 + length
+    return False
+
+
 def _header_size(data: bytes) -> tuple[int, int] | None:
     return _png_size(data[:32]) or _jpeg_size(data)
 
@@ -79,8 +100,10 @@ def decode_image(data: bytes, path: Path) -> LoadedImage:
         )
     buffer = np.frombuffer(data, np.uint8)
     is_jpeg = data[:2] == b"\xff\xd8"
-    if is_jpeg and not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
+    if is_jpeg and not _jpeg_complete(data):
         raise CardtallyError(f"{name} is truncated (the JPEG data ends early); copy it again.")
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in data[-64:]:
+        raise CardtallyError(f"{name} is truncated (the PNG data ends early); copy it again.")
     # JPEG never carries alpha; for the others peek at the channels to composite alpha.
     image = None
     if not is_jpeg:

@@ -100,3 +100,19 @@ def test_resize_to_long_side_never_upscales() -> None:
     assert same is image and factor == 1.0
     small, factor = resize_to_long_side(image, 200)
     assert small.shape == (150, 200, 3) and factor == 2.0
+
+
+def test_motion_photo_with_trailing_video_loads(tmp_path: Path) -> None:
+    path = tmp_path / "motion.jpg"
+    cv2.imwrite(str(path), _picture())
+    path.write_bytes(path.read_bytes() + b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 200)
+    assert load_image(path).image_wh == (90, 60)
+
+
+def test_truncated_png_is_reported_as_truncated(tmp_path: Path) -> None:
+    path = tmp_path / "cut.png"
+    cv2.imwrite(str(path), np.random.default_rng(1).integers(0, 255, (80, 80, 3), np.uint8))
+    path.write_bytes(path.read_bytes()[:-200])
+    with pytest.raises(CardtallyError) as error:
+        load_image(path)
+    assert str(error.value) == "cut.png is truncated (the PNG data ends early); copy it again."
