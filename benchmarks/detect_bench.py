@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import resource
 import statistics
 import sys
 import time
@@ -48,43 +49,59 @@ def match_cards(owner_map: np.ndarray, points_xy: np.ndarray, n_cards: int) -> n
     return matched, false_pos
 
 
-def evaluate_rendered(detect, n_scenes: int, preset: str | None) -> dict:
-    """Recall/precision by strip bin and count exactness over rendered test scenes."""
-    stats = defaultdict(lambda: [0, 0])  # bin -> [matched, total]
-    per_layout = defaultdict(lambda: [0, 0])  # layout -> [exact, scenes]
-    n_det = n_fp = 0
-    exact = 0
-    abs_err = []
-    for i in range(n_scenes):
-        options = SceneOptions(preset=preset or "mixed", n_cards=(3, 120), min_strip_px=12.0)
-        scene = render_scene(TEST_SEED0 + i, options)
-        dets = detect(scene.image)
+class _RenderedStats:
+    """Accumulates recall/precision by strip bin and count exactness for one detector."""
+
+    def __init__(self) -> None:
+        self.by_strip = defaultdict(lambda: [0, 0])  # bin -> [matched, total]
+        self.by_layout = defaultdict(lambda: [0, 0])  # layout -> [exact, scenes]
+        self.n_det = self.n_fp = self.exact = 0
+        self.abs_err: list[int] = []
+
+    def add(self, scene, dets) -> None:
         matched, false_pos = match_cards(scene.owner_map, dets.centre_xy, len(scene.cards))
-        n_det += len(dets)
-        n_fp += false_pos
+        self.n_det += len(dets)
+        self.n_fp += false_pos
         for card, ok in zip(scene.cards, matched, strict=True):
             for lo, hi in STRIP_BINS:
                 if lo <= card.strip_px < hi:
-                    stats[(lo, hi)][0] += int(ok)
-                    stats[(lo, hi)][1] += 1
+                    self.by_strip[(lo, hi)][0] += int(ok)
+                    self.by_strip[(lo, hi)][1] += 1
         error = len(dets) - len(scene.cards)
-        abs_err.append(abs(error))
-        exact += error == 0
-        per_layout[scene.layout][0] += error == 0
-        per_layout[scene.layout][1] += 1
-    matched_12 = sum(v[0] for k, v in stats.items() if k[0] >= 12)
-    total_12 = sum(v[1] for k, v in stats.items() if k[0] >= 12)
-    return {
-        "scenes": n_scenes,
-        "recall_strip_ge_12": matched_12 / max(1, total_12),
-        "precision": (n_det - n_fp) / max(1, n_det),
-        "recall_by_strip_px": {f"{lo}-{hi:g}": v[0] / max(1, v[1]) for (lo, hi), v in sorted(stats.items())},
-        "cards_by_strip_px": {f"{lo}-{hi:g}": v[1] for (lo, hi), v in sorted(stats.items())},
-        "exact_count_rate": exact / n_scenes,
-        "mean_abs_count_error": float(np.mean(abs_err)),
-        "exact_by_layout": {k: v[0] / v[1] for k, v in sorted(per_layout.items())},
-        "scenes_by_layout": {k: v[1] for k, v in sorted(per_layout.items())},
-    }
+        self.abs_err.append(abs(error))
+        self.exact += error == 0
+        self.by_layout[scene.layout][0] += error == 0
+        self.by_layout[scene.layout][1] += 1
+
+    def report(self) -> dict:
+        n_scenes = len(self.abs_err)
+        matched_12 = sum(v[0] for k, v in self.by_strip.items() if k[0] >= 12)
+        total_12 = sum(v[1] for k, v in self.by_strip.items() if k[0] >= 12)
+        return {
+            "scenes": n_scenes,
+            "recall_strip_ge_12": matched_12 / max(1, total_12),
+            "precision": (self.n_det - self.n_fp) / max(1, self.n_det),
+            "recall_by_strip_px": {
+                f"{lo}-{hi:g}": v[0] / max(1, v[1]) for (lo, hi), v in sorted(self.by_strip.items())
+            },
+            "cards_by_strip_px": {f"{lo}-{hi:g}": v[1] for (lo, hi), v in sorted(self.by_strip.items())},
+            "exact_count_rate": self.exact / max(1, n_scenes),
+            "mean_abs_count_error": float(np.mean(self.abs_err)) if self.abs_err else 0.0,
+            "exact_by_layout": {k: v[0] / v[1] for k, v in sorted(self.by_layout.items())},
+            "scenes_by_layout": {k: v[1] for k, v in sorted(self.by_layout.items())},
+        }
+
+
+def evaluate_rendered(detectors: dict, n_scenes: int, preset: str | None) -> dict:
+    """Every detector on the same rendered test scenes (each scene rendered once)."""
+    stats = {name: _RenderedStats() for name in detectors}
+    for i in range(n_scenes):
+        options = SceneOptions(preset=preset or "mixed", n_cards=(3, 120), min_strip_px=12.0)
+        scene = render_scene(TEST_SEED0 + (0 if preset is None else 10_000) + i, options)
+        for name, detect in detectors.items():
+            stats[name].add(scene, detect(scene.image))
+        print(f"{preset or 'mixed'} {i + 1}/{n_scenes}", file=sys.stderr, flush=True)
+    return {name: s.report() for name, s in stats.items()}
 
 
 def evaluate_real(detect) -> dict:
@@ -133,17 +150,14 @@ def main() -> None:
     detectors = {"cardtally": CardDetector().detect}
     if not args.skip_baseline:
         detectors["classical"] = detect_cards_classical
-    report = {}
+    report: dict = {name: {} for name in detectors}
+    for preset in (None, "spread", "rows", "fan", "pile"):
+        n = args.scenes if preset is None else args.per_layout
+        for name, result in evaluate_rendered(detectors, n, preset).items():
+            report[name][preset or "mixed"] = result
     for name, detect in detectors.items():
-        result = {"mixed": evaluate_rendered(detect, args.scenes, None)}
-        for preset in ("spread", "rows", "fan", "pile"):
-            result[preset] = evaluate_rendered(detect, args.per_layout, preset)
-        result["real_photos"] = evaluate_real(detect)
-        result["latency_ms"] = latency(detect)
-        report[name] = result
-        print(name, json.dumps(result, indent=1), file=sys.stderr)
-    import resource
-
+        report[name]["real_photos"] = evaluate_real(detect)
+        report[name]["latency_ms"] = latency(detect)
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     text = json.dumps(report, indent=2)
     if args.out:

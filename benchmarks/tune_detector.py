@@ -35,8 +35,8 @@ def main() -> None:
         render_scene(VALIDATION_SEED0 + i, SceneOptions(n_cards=(3, 120), min_strip_px=12.0))
         for i in range(args.scenes)
     ]
-    grid_thr = (0.08, 0.12, 0.16, 0.2, 0.25)
-    grid_merge = (0.0, 0.1, 0.2, 0.3)
+    grid_thr = (0.05, 0.08, 0.12, 0.16, 0.2)
+    grid_merge = (0.0, 0.2, 0.3, 0.4, 0.5)
     results = {}
     for card_px in (150.0, 200.0, 250.0):
         detect_module.TARGET_CARD_LONG_PX = card_px

@@ -37,12 +37,12 @@ MAX_UPSCALE = 1.5
 class DetectorSettings:
     """Thresholds of the map-to-cards step (probabilities in [0, 1], sizes in output pixels)."""
 
-    centre_threshold: float = 0.15
+    centre_threshold: float = 0.16
     foreground_threshold: float = 0.5
     peak_window_px: int = 5
     min_region_px: int = 12
     #: Regions whose shared boundary has a lower mean edge probability are one card.
-    merge_edge_threshold: float = 0.3
+    merge_edge_threshold: float = 0.2
     #: Regions with a lower mean foreground probability are table texture, not a card.
     min_region_foreground: float = 0.5
 

@@ -1,0 +1,57 @@
+"""The shipped ONNX detector on small rendered scenes with exact ground-truth counts."""
+
+import numpy as np
+import pytest
+
+from cardtally.models.synth.scene import SceneOptions, render_scene
+from cardtally.models.synth.tables import random_table
+from cardtally.vision.detect import CardDetector
+
+# Seeds far from the training stream (training uses seed * 10_000_000 + index, seed < 90).
+CASES = [
+    ("spread", 990_001),
+    ("rows", 990_002),
+    ("fan", 990_003),
+    ("pile", 990_004),
+    ("mixed", 990_005),
+]
+
+
+@pytest.fixture(scope="module")
+def detector() -> CardDetector:
+    return CardDetector()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped detector is below its targets (issue 4): it splits patterned cards "
+    "and misses thin strips; see docs/BENCHMARKS.md",
+)
+@pytest.mark.parametrize(("preset", "seed"), CASES, ids=[c[0] for c in CASES])
+def test_counts_every_card(detector: CardDetector, preset: str, seed: int) -> None:
+    options = SceneOptions(preset=preset, n_cards=(8, 24), image_wh=(960, 720), min_strip_px=14.0)
+    scene = render_scene(seed, options)
+    detections = detector.detect(scene.image)
+    assert len(detections) == len(scene.cards)
+    # Every detection sits on a different card.
+    owners = {
+        int(scene.owner_map[int(y), int(x)]) for x, y in detections.centre_xy.round().astype(int)
+    }
+    assert -1 not in owners and len(owners) == len(scene.cards)
+
+
+def test_empty_table_gives_no_cards(detector: CardDetector) -> None:
+    texture, _ = random_table(np.random.default_rng(7), (800, 600), 2.0, kind="wood")
+    image = np.clip(texture, 0, 255).astype(np.uint8)
+    detections = detector.detect(image)
+    assert len(detections) == 0
+    assert detections.image_wh == (800, 600)
+
+
+def test_detections_are_in_original_image_coordinates(detector: CardDetector) -> None:
+    scene = render_scene(990_006, SceneOptions(preset="spread", n_cards=(5, 5), image_wh=(2400, 1800)))
+    detections = detector.detect(scene.image)
+    assert detections.image_wh == (2400, 1800)
+    # Every card is found at its place in the original photo (the photo was processed smaller).
+    hit = {int(scene.owner_map[int(y), int(x)]) for x, y in detections.centre_xy}
+    assert hit >= set(range(len(scene.cards)))
