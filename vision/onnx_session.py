@@ -24,6 +24,9 @@ def load_packaged_model(filename: str, threads: int | None = None) -> ort.Infere
         ) from None
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    # The detector runs on photos of every size: an arena sized for the largest one would stay
+    # allocated for the whole process (hundreds of MB); plain allocations are returned at once.
+    options.enable_cpu_mem_arena = False
     if threads:
         options.intra_op_num_threads = threads
     providers = os.environ.get(PROVIDERS_ENV, "CPUExecutionProvider").split(",")
