@@ -2,7 +2,6 @@
 
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -18,7 +17,7 @@ class _ErrorBoundaryGroup(TyperGroup):
     including under ``typer.testing.CliRunner``.
     """
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
         except CardtallyError as exc:
