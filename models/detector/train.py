@@ -45,6 +45,10 @@ def train(args: argparse.Namespace) -> None:
         optimiser.load_state_dict(state["optimiser"])
         step = state["step"]
         print(f"resumed at step {step}", flush=True)
+    elif args.init_from:
+        # Weights only (e.g. the shipped model's): a fresh optimiser and schedule from step 0.
+        model.load_state_dict(torch.load(args.init_from, map_location="cpu"))
+        print(f"initialised from {args.init_from}", flush=True)
     # Each rendered scene gives two crops.
     data = RenderedCrops(args.seed, step * args.batch // 2, args.crop)
     loader = torch.utils.data.DataLoader(
@@ -106,6 +110,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--save-every", type=int, default=100)
+    parser.add_argument("--init-from", default=None, help="model weights (.pt state dict) to start from")
     train(parser.parse_args())
 
 
