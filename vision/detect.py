@@ -8,6 +8,7 @@ the visible polygon, the strip width and the orientation are read.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import cv2
@@ -74,40 +75,47 @@ class CardDetector:
     ) -> CardDetections:
         """Every card in ``image_bgr`` (any size; processed at the scale that suits the cards)."""
         height, width = image_bgr.shape[:2]
-        scale = self.processing_scale(image_bgr, settings)
-        size_wh = (max(32, round(width * scale)), max(32, round(height * scale)))
-        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-        work = image_bgr if scale == 1.0 else cv2.resize(image_bgr, size_wh, interpolation=interpolation)
-        maps = self.predict_maps(work)
-        detections = cards_from_maps(maps, size_wh, settings)
+        survey, survey_factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
+        survey_maps = self.predict_maps(survey)
+        scale = self._scale_from_survey(image_bgr, survey, survey_factor, survey_maps, settings)
+        if scale == 1.0 and survey_factor == 1.0:
+            # A small photo processed at its own size: the survey pass was the real pass.
+            work, maps = image_bgr, survey_maps
+        else:
+            size_wh = (max(32, round(width * scale)), max(32, round(height * scale)))
+            interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+            work = image_bgr if scale == 1.0 else cv2.resize(image_bgr, size_wh, interpolation=interpolation)
+            maps = self.predict_maps(work)
+        detections = cards_from_maps(maps, (work.shape[1], work.shape[0]), settings)
         if len(detections) and scale != 1.0:
             detections = detections.scaled(1.0 / scale)
-        return CardDetections(
-            quad_xy=detections.quad_xy,
-            visible_polygons_xy=detections.visible_polygons_xy,
-            centre_xy=detections.centre_xy,
-            angle_deg=detections.angle_deg,
-            score=detections.score,
-            image_wh=(width, height),
-            strip_px=detections.strip_px,
-        )
+        return dataclasses.replace(detections, image_wh=(width, height))
 
     def processing_scale(self, image_bgr: np.ndarray, settings: DetectorSettings) -> float:
-        """Resize factor that brings the photo's cards to about :data:`TARGET_CARD_LONG_PX`.
+        """Resize factor that brings the photo's cards to about :data:`TARGET_CARD_LONG_PX`."""
+        survey, factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
+        return self._scale_from_survey(image_bgr, survey, factor, self.predict_maps(survey), settings)
 
-        A first pass at :data:`SURVEY_LONG_SIDE_PX` measures the typical card length; without
-        cards there, the photo is processed at its own size (within the limits).
+    def _scale_from_survey(
+        self,
+        image_bgr: np.ndarray,
+        survey: np.ndarray,
+        survey_factor: float,
+        survey_maps: np.ndarray,
+        settings: DetectorSettings,
+    ) -> float:
+        """The processing scale measured on the low-resolution survey pass.
+
+        Without cards in the survey, the photo is processed at its own size (within the limits).
         """
         long_side = max(image_bgr.shape[:2])
         limit = min(MAX_UPSCALE, MAX_LONG_SIDE_PX / long_side)
-        survey, factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
-        found = cards_from_maps(self.predict_maps(survey), (survey.shape[1], survey.shape[0]), settings)
+        found = cards_from_maps(survey_maps, (survey.shape[1], survey.shape[0]), settings)
         if len(found) == 0:
             return min(1.0, limit)
         sides = np.linalg.norm(found.quad_xy - np.roll(found.quad_xy, -1, axis=1), axis=2)
-        card_long_px = float(np.median(sides.max(axis=1))) * factor
+        card_long_px = float(np.median(sides.max(axis=1))) * survey_factor
         return float(np.clip(TARGET_CARD_LONG_PX / card_long_px, 0.05, limit))
-
 
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
     """(n, 2) integer x, y of local maxima above ``threshold``, strongest first."""

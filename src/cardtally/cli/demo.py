@@ -122,7 +122,5 @@ def demo(
 
 def _score(centre: Path, leftover: Path, caller: str, game_id: int) -> None:
     """Score the round through the same code as ``cardtally score --yes``."""
-    score_command(
-        center=[centre], leftover=[leftover], snap=False, camera="0", caller=caller,
-        game_id=game_id, fix=None, yes=True, force=False, as_json=False,
-    )
+    # Only what differs from the command's defaults, so new ``score`` options need no change here.
+    score_command(center=[centre], leftover=[leftover], caller=caller, game_id=game_id, yes=True)
