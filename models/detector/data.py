@@ -22,7 +22,9 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
 
     Half the renders are whole small scenes (the card size follows the scene), half are
     crop-sized views at a fixed card scale (long side 60-280 px), so the detector sees every
-    card size it meets after the inference-time rescaling.
+    card size it meets after the inference-time rescaling. One in ten shows small cards
+    (16-64 px), as the low-resolution survey pass sees them, so that the size head can tell
+    the processing scale from any photo.
     """
     preset = PRESETS[int(rng.integers(len(PRESETS)))]
     common = {
@@ -37,9 +39,8 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
         n_max = int(rng.integers(6, 60))
         return SceneOptions(n_cards=(3, n_max), image_wh=image_wh, **common), 2
     n_max = int(rng.integers(10, 100))
-    options = SceneOptions(
-        n_cards=(3, n_max), image_wh=(crop_px, crop_px), card_px=(60.0, 280.0), **common
-    )
+    card_px = (16.0, 64.0) if rng.random() < 0.2 else (60.0, 280.0)
+    options = SceneOptions(n_cards=(3, n_max), image_wh=(crop_px, crop_px), card_px=card_px, **common)
     return options, 1
 
 
@@ -63,6 +64,7 @@ def render_samples(seed: int, crop_px: int) -> list[tuple[np.ndarray, dict[str, 
             "edge": targets.edge,
             "centre": targets.centre,
             "orient": targets.orient,
+            "log_size": targets.log_size,
         }
         samples.append((np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps))
     return samples

@@ -1,4 +1,4 @@
-"""Detector losses: BCE for masks, CenterNet focal loss for centre peaks, masked L1 orientation."""
+"""Detector losses: BCE for masks, CenterNet focal loss for centre peaks, masked L1 orientation and size."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def centre_focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tenso
 def detector_loss(
     out: torch.Tensor, maps: dict[str, torch.Tensor]
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """Total loss and its parts for logging. ``out`` is (N, 5, h, w) from CardNet."""
+    """Total loss and its parts for logging. ``out`` is (N, 6, h, w) from CardNet."""
     fg_t, edge_t = maps["foreground"], maps["edge"]
     fg = F.binary_cross_entropy_with_logits(out[:, 0], fg_t)
     edge = F.binary_cross_entropy_with_logits(
@@ -28,11 +28,16 @@ def detector_loss(
     centre = centre_focal_loss(out[:, 2], maps["centre"])
     orient_err = (out[:, 3:5] - maps["orient"]).abs().sum(dim=1)
     orient = (orient_err * fg_t).sum() / fg_t.sum().clamp(min=1.0)
-    total = fg + 2.0 * edge + centre + 0.5 * orient
+    size_err = (out[:, 5] - maps["log_size"]).abs()
+    # Zero marks pixels without a usable size (table, broken quads); real sizes are >= 2^3.
+    has_size = maps["log_size"].gt(0.5).float()
+    size = (size_err * has_size).sum() / has_size.sum().clamp(min=1.0)
+    total = fg + 2.0 * edge + centre + 0.5 * orient + 0.5 * size
     parts = {
         "fg": float(fg),
         "edge": float(edge),
         "centre": float(centre),
         "orient": float(orient),
+        "size": float(size),
     }
     return total, parts

@@ -5,6 +5,8 @@ Heads (channels of the output, all at half the input resolution):
 1 edge        - logit: physical card boundary (card against table or against another card)
 2 centre      - logit: Gaussian peak at a point inside each card's visible part
 3, 4 orient   - cos(2*theta), sin(2*theta) of the card's long axis (theta mod 180 deg)
+5 log_size    - log2 of the long side of the card under this pixel, in output pixels; read on
+                the low-resolution survey pass to choose the processing scale
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-HEAD_NAMES = ("foreground", "edge", "centre", "orient_cos", "orient_sin")
-OUTPUT_STRIDE = 2
+from .targets import OUTPUT_STRIDE  # noqa: F401  (re-exported: the stride is the network's)
+
+HEAD_NAMES = ("foreground", "edge", "centre", "orient_cos", "orient_sin", "log_size")
 
 
 def _conv_bn(c_in: int, c_out: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
@@ -76,7 +79,7 @@ class CardNet(nn.Module):
             self.head.bias[1:3].fill_(-4.0)
 
     def forward(self, image: torch.Tensor) -> torch.Tensor:
-        """``image``: (N, 3, H, W) RGB in [0, 1]; returns (N, 5, H/2, W/2) raw head outputs."""
+        """``image``: (N, 3, H, W) RGB in [0, 1]; returns (N, 6, H/2, W/2) raw head outputs."""
         x = (image - 0.45) / 0.25
         s1 = self.stem(x)
         s2 = self.down2(s1)
@@ -90,4 +93,4 @@ class CardNet(nn.Module):
         out = self.head(x)
         # Orientation as a unit vector; the other heads stay logits.
         orient = F.normalize(out[:, 3:5], dim=1, eps=1e-6)
-        return torch.cat([out[:, :3], orient], dim=1)
+        return torch.cat([out[:, :3], orient, out[:, 5:]], dim=1)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .net import OUTPUT_STRIDE
+#: Output maps are at half the input resolution (the network imports this; targets need no torch).
+OUTPUT_STRIDE = 2
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,9 @@ class DetectorTargets:
     edge: np.ndarray  # (h, w) float32 0/1, physical card boundaries
     centre: np.ndarray  # (h, w) float32 Gaussian peaks, exactly 1.0 at each card's centre
     orient: np.ndarray  # (2, h, w) float32 cos/sin of twice the long-axis angle
+    #: (h, w) float32 log2(card long side in output pixels); 0 on the table and where the
+    #: card's quad is unusable (the renderer's lens model can throw far off-image corners away)
+    log_size: np.ndarray
     centres_xy: np.ndarray  # (n, 2) float32 centre points in output pixels
 
 
@@ -63,6 +67,18 @@ def long_axis_angle_rad(quad_xy: np.ndarray) -> float:
     return float(np.arctan2(along[1], along[0]) % np.pi)
 
 
+def card_long_side_px(quad_xy: np.ndarray) -> float:
+    """Length of the card's long side (mean of its two long edges) in the quad's pixels.
+
+    0.0 when the quad is not a plausible card outline (opposite sides differ by more than 2x).
+    """
+    quad = np.asarray(quad_xy, np.float64)
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    if max(sides[0], sides[2]) > 2 * min(sides[0], sides[2]) or max(sides[1], sides[3]) > 2 * min(sides[1], sides[3]):
+        return 0.0
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+
+
 def detector_targets(
     owner_map: np.ndarray, quads_xy: list[np.ndarray] | np.ndarray, stride: int = OUTPUT_STRIDE
 ) -> DetectorTargets:
@@ -80,6 +96,7 @@ def detector_targets(
     foreground = (owner >= 0).astype(np.float32)
     centre = np.zeros((out_h, out_w), np.float32)
     orient = np.zeros((2, out_h, out_w), np.float32)
+    log_size = np.zeros((out_h, out_w), np.float32)
     centres: list[tuple[float, float]] = []
     yy, xx = np.mgrid[0:out_h, 0:out_w]
     for card_index in np.unique(owner[owner >= 0]):
@@ -102,10 +119,14 @@ def detector_targets(
         theta = long_axis_angle_rad(quads_xy[int(card_index)])
         orient[0][mask] = np.cos(2 * theta)
         orient[1][mask] = np.sin(2 * theta)
+        long_side = card_long_side_px(quads_xy[int(card_index)])
+        if long_side > 0:
+            log_size[mask] = np.log2(max(1.0, long_side / stride))
     return DetectorTargets(
         foreground=foreground,
         edge=edge.astype(np.float32),
         centre=centre,
         orient=orient,
+        log_size=log_size,
         centres_xy=np.array(centres, np.float32).reshape(-1, 2),
     )

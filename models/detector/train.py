@@ -47,7 +47,7 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed at step {step}", flush=True)
     elif args.init_from:
         # Weights only (e.g. the shipped model's): a fresh optimiser and schedule from step 0.
-        model.load_state_dict(torch.load(args.init_from, map_location="cpu"))
+        _load_matching(model, torch.load(args.init_from, map_location="cpu"))
         print(f"initialised from {args.init_from}", flush=True)
     # Each rendered scene gives two crops.
     data = RenderedCrops(args.seed, step * args.batch // 2, args.crop)
@@ -84,6 +84,17 @@ def train(args: argparse.Namespace) -> None:
             _save(model, optimiser, step, ckpt_path)
     _save(model, optimiser, step, ckpt_path)
     print(f"stopped at step {step}", flush=True)
+
+
+def _load_matching(model: CardNet, weights: dict[str, torch.Tensor]) -> None:
+    """Load weights saved before heads were added: a head layer keeps its old rows."""
+    own = model.state_dict()
+    for name, tensor in weights.items():
+        if own[name].shape == tensor.shape:
+            own[name] = tensor
+        else:
+            own[name][: tensor.shape[0]] = tensor
+    model.load_state_dict(own)
 
 
 def _worker_init(_: int) -> None:
