@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from exif_jpeg import jpeg_with_exif_orientation
 
 from cardtally.vision import count as count_module
 from cardtally.vision.decks import DeckProfile, write_profile
@@ -105,21 +106,7 @@ def calibrate(*names: str) -> None:
 def exif_rotated_jpeg(path: Path, upright: np.ndarray, orientation: int = 6) -> Path:
     """A JPEG stored sideways whose EXIF orientation turns it upright, as phones write them."""
     stored = cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)  # EXIF 6 turns it back
-    ok, encoded = cv2.imencode(".jpg", stored, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    assert ok
-    data = encoded.tobytes()
-    tiff = (
-        b"II*\x00\x08\x00\x00\x00"
-        + b"\x01\x00"
-        + b"\x12\x01\x03\x00\x01\x00\x00\x00"
-        + orientation.to_bytes(2, "little")
-        + b"\x00\x00"
-        + b"\x00\x00\x00\x00"
-    )
-    payload = b"Exif\x00\x00" + tiff
-    app1 = b"\xff\xe1" + (len(payload) + 2).to_bytes(2, "big") + payload
-    path.write_bytes(data[:2] + app1 + data[2:])
-    return path
+    return jpeg_with_exif_orientation(path, stored, orientation)
 
 
 def truncated_jpeg(path: Path) -> None:

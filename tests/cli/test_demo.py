@@ -1,7 +1,6 @@
 """``cardtally demo``: the whole photo flow on the bundled samples, in its own data home."""
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner

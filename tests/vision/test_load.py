@@ -5,6 +5,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from exif_jpeg import jpeg_with_exif_orientation
 
 from cardtally.errors import CardtallyError
 from cardtally.vision.load import MAX_IMAGE_PIXELS, load_image, resize_to_long_side
@@ -14,25 +15,6 @@ def _picture(height: int = 60, width: int = 90) -> np.ndarray:
     image = np.zeros((height, width, 3), np.uint8)
     image[:, : width // 2] = (0, 0, 255)  # left half red
     return image
-
-
-def _exif_rotated_jpeg(path: Path, image: np.ndarray, orientation: int) -> None:
-    """A JPEG whose EXIF says how to rotate it, as phones write them."""
-    ok, encoded = cv2.imencode(".jpg", image)
-    assert ok
-    data = encoded.tobytes()
-    # Minimal APP1 Exif segment: TIFF header (little endian) + one IFD entry (0x0112).
-    tiff = (
-        b"II*\x00\x08\x00\x00\x00"
-        + b"\x01\x00"
-        + b"\x12\x01\x03\x00\x01\x00\x00\x00"
-        + orientation.to_bytes(2, "little")
-        + b"\x00\x00"
-        + b"\x00\x00\x00\x00"
-    )
-    payload = b"Exif\x00\x00" + tiff
-    app1 = b"\xff\xe1" + (len(payload) + 2).to_bytes(2, "big") + payload
-    path.write_bytes(data[:2] + app1 + data[2:])
 
 
 @pytest.mark.parametrize(
@@ -56,7 +38,7 @@ def test_formats_load_as_8bit_bgr(tmp_path: Path, name: str, write) -> None:
 
 def test_exif_orientation_is_applied(tmp_path: Path) -> None:
     path = tmp_path / "phone.jpg"
-    _exif_rotated_jpeg(path, _picture(), orientation=6)  # rotate 90 degrees clockwise
+    jpeg_with_exif_orientation(path, _picture(), orientation=6)  # rotate 90 degrees clockwise
     image = load_image(path)
     assert image.image_wh == (60, 90)
     # The red left half of the sensor image ends up at the top after a clockwise turn.
