@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,23 +111,39 @@ def count_photo(path: Path, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
 
     The file is read once: the SHA-256 recorded is that of the very bytes that were counted.
     """
+    return _count_loaded(_load(path), decks)
+
+
+@dataclass(frozen=True)
+class _LoadedPhoto:
+    path: Path
+    data: bytes
+    image_bgr: np.ndarray
+    image_wh: tuple[int, int]
+    decode_s: float
+
+
+def _load(path: Path) -> _LoadedPhoto:
     started = time.perf_counter()
     data = read_photo_bytes(path)
     image = decode_image(data, path)
-    loaded = time.perf_counter()
-    detections = detect_cards(image.bgr)
+    return _LoadedPhoto(path, data, image.bgr, image.image_wh, time.perf_counter() - started)
+
+
+def _count_loaded(loaded: _LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
+    started = time.perf_counter()
+    detections = detect_cards(loaded.image_bgr)
     detected = time.perf_counter()
-    identities = identify(image.bgr, detections, decks)
+    identities = identify(loaded.image_bgr, detections, decks)
     identified = time.perf_counter()
     stage_s = {
-        "decode": loaded - started,
-        "detect": detected - loaded,
+        "decode": loaded.decode_s,
+        "detect": detected - started,
         "identify": identified - detected,
     }
-    photo = PhotoCount(
-        path, image.image_wh, detections, identities, stage_s, hashlib.sha256(data).hexdigest()
-    )
-    return photo, image.bgr
+    sha256 = hashlib.sha256(loaded.data).hexdigest()
+    photo = PhotoCount(loaded.path, loaded.image_wh, detections, identities, stage_s, sha256)
+    return photo, loaded.image_bgr
 
 
 def check_photo_paths(paths: Sequence[Path]) -> None:
@@ -152,9 +169,19 @@ def count_photos(
     """
     check_photo_paths(paths)
     photos = []
-    for path in paths:
-        photo, image_bgr = count_photo(Path(path), decks)
-        if on_photo is not None:
-            on_photo(photo, image_bgr)
-        photos.append(photo)
+    # The next photo is read and decoded (OpenCV releases the GIL) while this one is counted.
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        pending = reader.submit(_load, Path(paths[0])) if paths else None
+        for k in range(len(paths)):
+            loaded = pending.result()
+            pending = reader.submit(_load, Path(paths[k + 1])) if k + 1 < len(paths) else None
+            try:
+                photo, image_bgr = _count_loaded(loaded, decks)
+                if on_photo is not None:
+                    on_photo(photo, image_bgr)
+            except BaseException:
+                if pending is not None:
+                    pending.cancel()
+                raise
+            photos.append(photo)
     return CountResult(tuple(photos), decks.names)
