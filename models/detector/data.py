@@ -27,7 +27,11 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
     the processing scale from any photo.
     """
     preset = PRESETS[int(rng.integers(len(PRESETS)))]
+    # Real tables show face-up cards too (played piles, ordinary decks): one render in five
+    # has many of them, so that white fronts with printed pips are seen as whole cards.
+    face_up = float(rng.uniform(0.3, 1.0)) if rng.random() < 0.2 else 0.05
     common = {
+        "face_up_fraction": face_up,
         "preset": preset,
         "n_decks": int(rng.integers(2, 9)),
         "families": bool(rng.random() < 0.3),
