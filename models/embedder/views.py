@@ -119,6 +119,11 @@ def _camera(rng: np.random.Generator, canvas: np.ndarray) -> np.ndarray:
     corners = (1 + rng.uniform(0, 0.5) * rng.uniform(-0.5, 0.5, (2, 2))).astype(np.float32)
     gradient = cv2.resize(corners, (width, height), interpolation=cv2.INTER_LINEAR)
     image = canvas * gains * gradient[..., None]
+    # The camera's saturation and black lift, as the scene renderer applies them (photo.py).
+    saturation, lift = rng.uniform(0.7, 1.1), rng.uniform(0, 14)
+    luma = image @ np.array([0.114, 0.587, 0.299], np.float32)
+    image = saturation * image + (1 - saturation) * luma[..., None]
+    image = image * (1 - lift / 255) + lift
     if rng.random() < 0.15:  # glare: a soft bright spot that washes colours out
         spot = np.zeros((height, width), np.float32)
         centre = (int(rng.uniform(0, width)), int(rng.uniform(0, height)))
