@@ -22,7 +22,7 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
 
     Half the renders are whole small scenes (the card size follows the scene), half are
     crop-sized views at a fixed card scale (long side 60-280 px), so the detector sees every
-    card size it meets after the inference-time rescaling. One in ten shows small cards
+    card size it meets after the inference-time rescaling. One in five shows small cards
     (16-64 px), as the low-resolution survey pass sees them, so that the size head can tell
     the processing scale from any photo.
     """
@@ -43,7 +43,7 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
         n_max = int(rng.integers(6, 60))
         return SceneOptions(n_cards=(3, n_max), image_wh=image_wh, **common), 2
     n_max = int(rng.integers(10, 100))
-    card_px = (16.0, 64.0) if rng.random() < 0.2 else (60.0, 280.0)
+    card_px = (16.0, 64.0) if rng.random() < 0.4 else (60.0, 280.0)
     options = SceneOptions(n_cards=(3, n_max), image_wh=(crop_px, crop_px), card_px=card_px, **common)
     return options, 1
 
