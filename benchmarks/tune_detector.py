@@ -14,8 +14,6 @@ import itertools
 import sys
 from pathlib import Path
 
-import cv2
-
 import cardtally.vision.detect as detect_module
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector, DetectorSettings, cards_from_maps
@@ -38,19 +36,16 @@ def main() -> None:
     grid_thr = (0.05, 0.08, 0.12, 0.16, 0.2)
     grid_merge = (0.0, 0.2, 0.3, 0.4, 0.5)
     results = {}
-    for card_px in (150.0, 200.0, 250.0):
+    for card_px in (120.0, 150.0, 200.0):
         detect_module.TARGET_CARD_LONG_PX = card_px
-        cached = []
-        for scene in scenes:
-            scale = detector.processing_scale(scene.image, DetectorSettings())
-            work = scene.image if scale == 1.0 else cv2.resize(scene.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-            cached.append((scene, scale, work.shape[1::-1], detector.predict_maps(work)))
+        cached = [(scene, *detector.processing_maps(scene.image)) for scene in scenes]
         for thr, merge in itertools.product(grid_thr, grid_merge):
             settings = DetectorSettings(centre_threshold=thr, merge_edge_threshold=merge)
             exact = tp = fp = total = 0
-            for scene, scale, wh, maps in cached:
+            for scene, maps, wh, (factor, offset_xy) in cached:
                 dets = cards_from_maps(maps, wh, settings)
-                matched, false_pos = match_cards(scene.owner_map, dets.centre_xy / scale, len(scene.cards))
+                points_xy = dets.centre_xy * factor + offset_xy
+                matched, false_pos = match_cards(scene.owner_map, points_xy, len(scene.cards))
                 exact += len(dets) == len(scene.cards)
                 tp += int(matched.sum())
                 fp += false_pos

@@ -1,14 +1,16 @@
 """Find every card in a photo with the shipped ONNX detector.
 
 The network predicts, at half resolution, card foreground, physical card edges, a peak at a
-point inside each card's visible part, and the card's orientation. Each centre peak is one card;
+point inside each card's visible part, the card's orientation and its size. A first pass on a
+640 px copy of the photo reads the card size and where the cards lie; the second pass runs on
+that region only, rescaled so that cards are about 150 px long. Each centre peak is one card;
 a marker-controlled watershed over the edge map gives each card its visible region, from which
 the visible polygon, the strip width and the orientation are read.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -25,13 +27,19 @@ DETECTOR_FILE = "card_detector.onnx"
 OUTPUT_STRIDE = 2
 #: The detector was trained on cards about 60-250 px long; photos are rescaled so that the
 #: cards come out near this length (measured in a quick first pass at low resolution).
-TARGET_CARD_LONG_PX = 150.0
+TARGET_CARD_LONG_PX = 120.0
 #: First-pass size: enough to see cards of any usual size roughly.
 SURVEY_LONG_SIDE_PX = 640
-#: Never process more pixels than this on the long side (keeps 4032x3024 photos under a second).
+#: Never process more pixels than this on the long side of the region of interest.
 MAX_LONG_SIDE_PX = 3072
-#: Photos are never enlarged: on 20 validation scenes, allowing 1.5x enlargement of small cards
-#: gave the same recall and precision (0.739 / 0.86) and took 23% longer (10.1 s vs 8.2 s).
+#: Survey pixels above this foreground probability count as card pixels.
+SURVEY_FOREGROUND = 0.5
+#: A blob of card pixels smaller than this in the survey output (a card of ~16 px) is no card.
+MIN_SURVEY_CARD_PX = 20
+#: Margin around the survey's card pixels, in card lengths, kept in the region of interest.
+ROI_MARGIN_CARDS = 0.75
+#: Photos are never enlarged: on 20 validation scenes (session-1 model), allowing 1.5x
+#: enlargement of small cards gave the same recall and precision (0.739 / 0.86) and took 23% longer (10.1 s vs 8.2 s).
 MAX_UPSCALE = 1.0
 
 
@@ -43,8 +51,9 @@ class DetectorSettings:
     foreground_threshold: float = 0.5
     peak_window_px: int = 5
     min_region_px: int = 12
-    #: Regions whose shared boundary has a lower mean edge probability are one card.
-    merge_edge_threshold: float = 0.2
+    #: Regions whose shared boundary has a lower mean edge probability are one card (0 turns
+    #: merging off: best on the validation scenes with the session-2 model).
+    merge_edge_threshold: float = 0.0
     #: Regions with a lower mean foreground probability are table texture, not a card.
     min_region_foreground: float = 0.5
 
@@ -75,47 +84,74 @@ class CardDetector:
     ) -> CardDetections:
         """Every card in ``image_bgr`` (any size; processed at the scale that suits the cards)."""
         height, width = image_bgr.shape[:2]
+        maps, work_wh, (factor, offset_xy) = self.processing_maps(image_bgr)
+        return cards_from_maps(maps, work_wh, settings).placed(factor, offset_xy, (width, height))
+
+    def processing_maps(
+        self, image_bgr: np.ndarray
+    ) -> tuple[np.ndarray, tuple[int, int], tuple[float, tuple[int, int]]]:
+        """The network maps of the photo's card region at the scale that suits its cards.
+
+        Returns the maps, the size (w, h) of the image they were computed on, and the factor and
+        offset that take that image's pixels back to the photo's (``CardDetections.placed``).
+        """
+        height, width = image_bgr.shape[:2]
         survey, survey_factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
         survey_maps = self.predict_maps(survey)
-        scale = self._scale_from_survey(image_bgr, survey, survey_factor, survey_maps, settings)
-        if scale == 1.0 and survey_factor == 1.0:
-            # A small photo processed at its own size: the survey pass was the real pass.
-            work, maps = image_bgr, survey_maps
-        else:
-            size_wh = (max(32, round(width * scale)), max(32, round(height * scale)))
-            interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-            work = image_bgr if scale == 1.0 else cv2.resize(image_bgr, size_wh, interpolation=interpolation)
-            maps = self.predict_maps(work)
-        detections = cards_from_maps(maps, (work.shape[1], work.shape[0]), settings)
-        if len(detections) and scale != 1.0:
-            detections = detections.scaled(1.0 / scale)
-        return dataclasses.replace(detections, image_wh=(width, height))
+        plan = plan_processing(survey_maps, survey_factor, (width, height))
+        x0, y0, x1, y1 = plan.roi_xyxy
+        if plan.scale == 1.0 and survey_factor == 1.0 and plan.roi_xyxy == (0, 0, width, height):
+            # A small photo processed whole at its own size: the survey pass was the real pass.
+            return survey_maps, (width, height), (1.0, (0, 0))
+        crop = image_bgr[y0:y1, x0:x1]
+        if plan.scale != 1.0:
+            size_wh = (max(32, round((x1 - x0) * plan.scale)), max(32, round((y1 - y0) * plan.scale)))
+            interpolation = cv2.INTER_AREA if plan.scale < 1 else cv2.INTER_LINEAR
+            crop = cv2.resize(crop, size_wh, interpolation=interpolation)
+        work_wh = (crop.shape[1], crop.shape[0])
+        # The exact inverse of the (rounded) resize.
+        return self.predict_maps(crop), work_wh, ((x1 - x0) / work_wh[0], (x0, y0))
 
-    def processing_scale(self, image_bgr: np.ndarray, settings: DetectorSettings) -> float:
-        """Resize factor that brings the photo's cards to about :data:`TARGET_CARD_LONG_PX`."""
-        survey, factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
-        return self._scale_from_survey(image_bgr, survey, factor, self.predict_maps(survey), settings)
 
-    def _scale_from_survey(
-        self,
-        image_bgr: np.ndarray,
-        survey: np.ndarray,
-        survey_factor: float,
-        survey_maps: np.ndarray,
-        settings: DetectorSettings,
-    ) -> float:
-        """The processing scale measured on the low-resolution survey pass.
+@dataclass(frozen=True)
+class ProcessingPlan:
+    """Where and at what scale the full-resolution pass runs (from the survey pass)."""
 
-        Without cards in the survey, the photo is processed at its own size (within the limits).
-        """
-        long_side = max(image_bgr.shape[:2])
-        limit = min(MAX_UPSCALE, MAX_LONG_SIDE_PX / long_side)
-        found = cards_from_maps(survey_maps, (survey.shape[1], survey.shape[0]), settings)
-        if len(found) == 0:
-            return min(1.0, limit)
-        sides = np.linalg.norm(found.quad_xy - np.roll(found.quad_xy, -1, axis=1), axis=2)
-        card_long_px = float(np.median(sides.max(axis=1))) * survey_factor
-        return float(np.clip(TARGET_CARD_LONG_PX / card_long_px, 0.05, limit))
+    scale: float  # resize factor applied to the region of interest
+    roi_xyxy: tuple[int, int, int, int]  # region of interest in photo pixels (x0, y0, x1, y1)
+    card_long_px: float | None  # median card length in photo pixels; None without cards
+
+
+def plan_processing(
+    survey_maps: np.ndarray, survey_factor: float, image_wh: tuple[int, int]
+) -> ProcessingPlan:
+    """Read the card size and the cards' extent from the low-resolution survey maps.
+
+    The size head gives, at every card pixel, the length of the card it belongs to; its median
+    over the card pixels is robust to cards that the survey splits or merges. Only the region
+    around the survey's card pixels (plus a card length of margin) is processed at full
+    resolution: cards usually fill a part of the photo, and the rest costs time and memory.
+    """
+    width, height = image_wh
+    on_cards = (survey_maps[0] >= SURVEY_FOREGROUND).astype(np.uint8)
+    # Specks of table texture taken for cards would stretch the region: only blobs count.
+    n_blobs, blob_of, stats, _ = cv2.connectedComponentsWithStats(on_cards, connectivity=8)
+    blobs = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= MIN_SURVEY_CARD_PX) + 1
+    on_cards = np.isin(blob_of, blobs) if n_blobs > 1 else on_cards.astype(bool)
+    if int(on_cards.sum()) < MIN_SURVEY_CARD_PX:
+        return ProcessingPlan(min(1.0, MAX_LONG_SIDE_PX / max(width, height)), (0, 0, width, height), None)
+    to_photo = OUTPUT_STRIDE * survey_factor  # survey output pixels -> photo pixels
+    card_long_px = float(2.0 ** np.median(survey_maps[5][on_cards])) * to_photo
+    ys, xs = np.nonzero(on_cards)
+    margin = ROI_MARGIN_CARDS * card_long_px
+    x0 = max(0, int(xs.min() * to_photo - margin))
+    y0 = max(0, int(ys.min() * to_photo - margin))
+    x1 = min(width, math.ceil((xs.max() + 1) * to_photo + margin))
+    y1 = min(height, math.ceil((ys.max() + 1) * to_photo + margin))
+    limit = min(MAX_UPSCALE, MAX_LONG_SIDE_PX / max(x1 - x0, y1 - y0))
+    scale = float(np.clip(TARGET_CARD_LONG_PX / card_long_px, 0.05, limit))
+    return ProcessingPlan(scale, (x0, y0, x1, y1), card_long_px)
+
 
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
     """(n, 2) integer x, y of local maxima above ``threshold``, strongest first."""

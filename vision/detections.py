@@ -91,13 +91,26 @@ class CardDetections:
     def scaled(self, factor: float) -> CardDetections:
         """The same detections in an image resized by ``factor`` (e.g. back to the original)."""
         width, height = self.image_wh
+        return self.placed(factor, (0.0, 0.0), (round(width * factor), round(height * factor)))
+
+    def placed(
+        self, factor: float, offset_xy: tuple[float, float], image_wh: tuple[int, int]
+    ) -> CardDetections:
+        """The detections of a resized crop, in the photo the crop was taken from.
+
+        A point ``p`` of this image lands at ``p * factor + offset_xy`` in the photo, whose
+        size is ``image_wh``.
+        """
+        offset = np.asarray(offset_xy, np.float32)
         return CardDetections(
-            quad_xy=(self.quad_xy * factor).astype(np.float32),
-            visible_polygons_xy=tuple((p * factor).astype(np.float32) for p in self.visible_polygons_xy),
-            centre_xy=(self.centre_xy * factor).astype(np.float32),
+            quad_xy=(self.quad_xy * factor + offset).astype(np.float32),
+            visible_polygons_xy=tuple(
+                (p * factor + offset).astype(np.float32) for p in self.visible_polygons_xy
+            ),
+            centre_xy=(self.centre_xy * factor + offset).astype(np.float32),
             angle_deg=self.angle_deg.copy(),
             score=self.score.copy(),
-            image_wh=(round(width * factor), round(height * factor)),
+            image_wh=image_wh,
             strip_px=(self.strip_px * factor).astype(np.float32),
         )
 

@@ -8,12 +8,19 @@ from cardtally.models.synth.tables import random_table
 from cardtally.vision.detect import CardDetector
 
 # Seeds far from the training stream (training uses seed * 10_000_000 + index, seed < 90).
+# The shipped detector is below its targets (issue 4): the scenes it still gets wrong are strict
+# xfails, so each one fails CI as soon as a better model counts it exactly (then unmark it).
+BELOW_TARGET = pytest.mark.xfail(
+    strict=True,
+    reason="the shipped detector is below its targets (issue 4): it splits cards with striped "
+    "or busy printed backs and misses thin strips; see docs/BENCHMARKS.md",
+)
 CASES = [
-    ("spread", 990_001),
-    ("rows", 990_002),
-    ("fan", 990_003),
-    ("pile", 990_004),
-    ("mixed", 990_005),
+    pytest.param("spread", 990_001, marks=BELOW_TARGET, id="spread"),
+    pytest.param("rows", 990_002, marks=BELOW_TARGET, id="rows"),
+    pytest.param("fan", 990_003, marks=BELOW_TARGET, id="fan"),
+    pytest.param("pile", 990_004, id="pile"),
+    pytest.param("mixed", 990_005, marks=BELOW_TARGET, id="mixed"),
 ]
 
 
@@ -22,12 +29,7 @@ def detector() -> CardDetector:
     return CardDetector()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the shipped detector is below its targets (issue 4): it splits patterned cards "
-    "and misses thin strips; see docs/BENCHMARKS.md",
-)
-@pytest.mark.parametrize(("preset", "seed"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("preset", "seed"), CASES)
 def test_counts_every_card(detector: CardDetector, preset: str, seed: int) -> None:
     options = SceneOptions(preset=preset, n_cards=(8, 24), image_wh=(960, 720), min_strip_px=14.0)
     scene = render_scene(seed, options)

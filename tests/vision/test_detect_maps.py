@@ -2,13 +2,20 @@
 
 import cv2
 import numpy as np
+import pytest
 
-from cardtally.vision.detect import cards_from_maps, find_peaks
+from cardtally.vision.detect import (
+    MAX_LONG_SIDE_PX,
+    TARGET_CARD_LONG_PX,
+    cards_from_maps,
+    find_peaks,
+    plan_processing,
+)
 
 
 def _maps_for_rects(rects: list[tuple[int, int, int, int]], shape=(100, 140)) -> np.ndarray:
     """Foreground/edge/centre/orientation maps for axis-aligned visible parts (x0, y0, x1, y1)."""
-    maps = np.zeros((5,) + shape, np.float32)
+    maps = np.zeros((6,) + shape, np.float32)
     for x0, y0, x1, y1 in rects:
         maps[0, y0:y1, x0:x1] = 1.0
         cv2.rectangle(maps[1], (x0, y0), (x1 - 1, y1 - 1), 1.0, 1)
@@ -34,7 +41,7 @@ def test_touching_cards_are_separated_by_their_edges() -> None:
 
 
 def test_empty_maps_give_no_cards() -> None:
-    dets = cards_from_maps(np.zeros((5, 50, 60), np.float32), (120, 100))
+    dets = cards_from_maps(np.zeros((6, 50, 60), np.float32), (120, 100))
     assert len(dets) == 0 and dets.image_wh == (120, 100)
 
 
@@ -42,3 +49,24 @@ def test_find_peaks_orders_strongest_first() -> None:
     centre = np.zeros((20, 20), np.float32)
     centre[5, 5], centre[15, 12] = 0.5, 0.9
     assert find_peaks(centre, 0.3, 5).tolist() == [[12, 15], [5, 5]]
+
+
+def test_the_survey_size_head_sets_the_scale_and_the_region_of_interest() -> None:
+    # Survey of a 4000x3000 photo at 640x480 (factor 6.25): output maps 240x320.
+    survey = np.zeros((6, 240, 320), np.float32)
+    survey[0, 100:140, 150:200] = 1.0  # cards in one patch
+    survey[5, 100:140, 150:200] = np.log2(40.0)  # cards 40 output px = 80 survey px long
+    survey[0, 5:8, 5:8] = 1.0  # a speck of table texture: not a card, not in the region
+    survey[5, 5:8, 5:8] = 9.0
+    plan = plan_processing(survey, 6.25, (4000, 3000))
+    assert plan.card_long_px == pytest.approx(500.0)  # 40 * stride 2 * factor 6.25
+    assert plan.scale == pytest.approx(TARGET_CARD_LONG_PX / 500.0)
+    # The patch (x 1875-2500, y 1250-1750 in photo pixels) plus 0.75 card lengths around it.
+    assert plan.roi_xyxy == (1500, 875, 2875, 2125)
+
+
+def test_a_survey_without_cards_processes_the_whole_photo_within_the_size_limit() -> None:
+    plan = plan_processing(np.zeros((6, 240, 320), np.float32), 6.25, (4000, 3000))
+    assert plan.card_long_px is None
+    assert plan.roi_xyxy == (0, 0, 4000, 3000)
+    assert plan.scale == pytest.approx(MAX_LONG_SIDE_PX / 4000)
