@@ -31,6 +31,7 @@ from cardtally.models.embedder.scenes import (
 from cardtally.models.synth.designs import design_family, load_design, random_back_design
 from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
+from cardtally.vision.calibrate import find_cards
 from cardtally.vision.decks import DeckSet
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder
@@ -113,7 +114,9 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
             int(rng.integers(2**31)), design, image_wh=(1280, 960), deck_name=names[k],
             colour_temp_k=(CALIBRATION_K, CALIBRATION_K), white_balance=white_balance)
         try:
-            result = calibrate_from_scene(names[k], photo, decks, embedder)
+            # With the real detector, calibration finds its cards as `cardtally calibrate` does.
+            found = find_cards(photo.image) if detector == "real" else None
+            result = calibrate_from_scene(names[k], photo, decks, embedder, found)
         except CardtallyError as exc:  # counted: this deck's cards then all miss
             tally.calibration_failures.append(str(exc).split(";")[0])
             continue

@@ -50,9 +50,11 @@ def expected_owner(scene: Scene, deck_order: list[str]) -> np.ndarray:
 
 
 def calibrate_from_scene(name: str, photo: Scene, existing: DeckSet,
-                         embedder: BackEmbedder) -> Calibration:
-    """Enrol a deck from a rendered calibration photo, with ground-truth card outlines."""
-    crops = calibration_crops([photo.image], [gt_detections(photo)])
+                         embedder: BackEmbedder, detections: CardDetections | None = None
+                         ) -> Calibration:
+    """Enrol a deck from a rendered calibration photo, with ground-truth card outlines unless
+    ``detections`` (e.g. the shipped detector's, as `cardtally calibrate` finds them) are given."""
+    crops = calibration_crops([photo.image], [gt_detections(photo) if detections is None else detections])
     embeddings = embedder.embed(crops.pixels)
     return build_calibration(name, crops, embeddings, existing, [f"{name}.png"],
                              embedder_version(), background_embeddings())
