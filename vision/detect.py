@@ -66,7 +66,8 @@ class CardDetector:
         self.input_name = self.session.get_inputs()[0].name
 
     def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
-        """Raw network maps (5, h, w): sigmoid probabilities for heads 0-2, orientation 3-4."""
+        """Raw network maps (6, h, w): sigmoid probabilities for heads 0-2, orientation 3-4,
+        log2 of the card length in output pixels 5."""
         height, width = image_bgr.shape[:2]
         # The encoder downsamples 5 times: pad to a multiple of 32.
         pad_h, pad_w = (-height) % 32, (-width) % 32
@@ -129,8 +130,8 @@ def plan_processing(
 
     The size head gives, at every card pixel, the length of the card it belongs to; its median
     over the card pixels is robust to cards that the survey splits or merges. Only the region
-    around the survey's card pixels (plus a card length of margin) is processed at full
-    resolution: cards usually fill a part of the photo, and the rest costs time and memory.
+    around the survey's card pixels (plus :data:`ROI_MARGIN_CARDS` card lengths) is processed at
+    full resolution: cards usually fill a part of the photo, and the rest costs time and memory.
     """
     width, height = image_wh
     on_cards = (survey_maps[0] >= SURVEY_FOREGROUND).astype(np.uint8)
