@@ -117,7 +117,7 @@ def count_photo(path: Path, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
 @dataclass(frozen=True)
 class _LoadedPhoto:
     path: Path
-    data: bytes
+    sha256: str
     image_bgr: np.ndarray
     image_wh: tuple[int, int]
     decode_s: float
@@ -127,7 +127,8 @@ def _load(path: Path) -> _LoadedPhoto:
     started = time.perf_counter()
     data = read_photo_bytes(path)
     image = decode_image(data, path)
-    return _LoadedPhoto(path, data, image.bgr, image.image_wh, time.perf_counter() - started)
+    sha256 = hashlib.sha256(data).hexdigest()
+    return _LoadedPhoto(path, sha256, image.bgr, image.image_wh, time.perf_counter() - started)
 
 
 def _count_loaded(loaded: _LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
@@ -141,8 +142,7 @@ def _count_loaded(loaded: _LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.
         "detect": detected - started,
         "identify": identified - detected,
     }
-    sha256 = hashlib.sha256(loaded.data).hexdigest()
-    photo = PhotoCount(loaded.path, loaded.image_wh, detections, identities, stage_s, sha256)
+    photo = PhotoCount(loaded.path, loaded.image_wh, detections, identities, stage_s, loaded.sha256)
     return photo, loaded.image_bgr
 
 
@@ -169,19 +169,15 @@ def count_photos(
     """
     check_photo_paths(paths)
     photos = []
-    # The next photo is read and decoded (OpenCV releases the GIL) while this one is counted.
+    # The next photo is read, hashed and decoded (both release the GIL) while this one is
+    # counted; its bytes are dropped as soon as they are hashed and decoded.
     with ThreadPoolExecutor(max_workers=1) as reader:
         pending = reader.submit(_load, Path(paths[0])) if paths else None
         for k in range(len(paths)):
             loaded = pending.result()
             pending = reader.submit(_load, Path(paths[k + 1])) if k + 1 < len(paths) else None
-            try:
-                photo, image_bgr = _count_loaded(loaded, decks)
-                if on_photo is not None:
-                    on_photo(photo, image_bgr)
-            except BaseException:
-                if pending is not None:
-                    pending.cancel()
-                raise
+            photo, image_bgr = _count_loaded(loaded, decks)
+            if on_photo is not None:
+                on_photo(photo, image_bgr)
             photos.append(photo)
     return CountResult(tuple(photos), decks.names)
