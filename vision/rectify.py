@@ -90,22 +90,23 @@ def rectify_card(
     """
     quad = order_quad_portrait(quad_xy)
     to_frame = cv2.getPerspectiveTransform(quad, _frame_corners(frame_wh))
+    # Warp from the card's own neighbourhood, not the whole photo: blurring (below) then
+    # touches only that, and nothing photo-sized is copied per card.
+    height, width = image_bgr.shape[:2]
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 4
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 4
+    x0, y0 = min(max(x0, 0), width - 1), min(max(y0, 0), height - 1)
+    x1, y1 = max(min(x1, width), x0 + 1), max(min(y1, height), y0 + 1)
+    source = image_bgr[y0:y1, x0:x1]
     card_w_px = float(np.linalg.norm(quad[1] - quad[0]))
-    source = image_bgr
     shrink = card_w_px / frame_wh[0]
     if shrink > 1.6:
         # Warping a large card straight to the small frame aliases fine patterns; blur the
         # card's neighbourhood first, as an area resize would.
-        x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 4
-        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 4
-        height, width = image_bgr.shape[:2]
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
-        if x1 > x0 and y1 > y0:
-            source = image_bgr.copy()
-            roi = source[y0:y1, x0:x1]
-            source[y0:y1, x0:x1] = cv2.GaussianBlur(roi, (0, 0), 0.45 * shrink)
+        source = cv2.GaussianBlur(source, (0, 0), 0.45 * shrink)
+    from_source = cv2.getPerspectiveTransform(quad - np.float32([x0, y0]), _frame_corners(frame_wh))
     card = cv2.warpPerspective(
-        source, to_frame, frame_wh, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        source, from_source, frame_wh, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     mask = np.zeros((frame_wh[1], frame_wh[0]), np.uint8)
     if visible_polygon_xy is None or len(visible_polygon_xy) < 3:
