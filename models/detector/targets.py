@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..synth.targets import any_at_stride, boundary_map, sample_at_stride
+
 #: Output maps are at half the input resolution (the network imports this; targets need no torch).
 OUTPUT_STRIDE = 2
 
@@ -27,18 +29,6 @@ class DetectorTargets:
     #: card's quad is unusable (the renderer's lens model can throw far off-image corners away)
     log_size: np.ndarray
     centres_xy: np.ndarray  # (n, 2) float32 centre points in output pixels
-
-
-def boundary_mask(owner_map: np.ndarray) -> np.ndarray:
-    """Pixels whose right or lower neighbour belongs to another card or to the table."""
-    edge = np.zeros(owner_map.shape, bool)
-    diff_x = owner_map[:, 1:] != owner_map[:, :-1]
-    diff_y = owner_map[1:, :] != owner_map[:-1, :]
-    edge[:, 1:] |= diff_x
-    edge[:, :-1] |= diff_x
-    edge[1:, :] |= diff_y
-    edge[:-1, :] |= diff_y
-    return edge
 
 
 def visible_part_centre(mask: np.ndarray) -> tuple[float, float, float]:
@@ -83,16 +73,10 @@ def detector_targets(
     owner_map: np.ndarray, quads_xy: list[np.ndarray] | np.ndarray, stride: int = OUTPUT_STRIDE
 ) -> DetectorTargets:
     """Build the detector's targets from a full-resolution owner map and each card's quad."""
-    edge_full = boundary_mask(owner_map)
-    height, width = owner_map.shape
-    out_h, out_w = height // stride, width // stride
-    owner = owner_map[stride // 2 :: stride, stride // 2 :: stride][:out_h, :out_w]
+    owner = sample_at_stride(owner_map, stride)
+    out_h, out_w = owner.shape
     # An output pixel is an edge if any input pixel under it is.
-    edge = (
-        edge_full[: out_h * stride, : out_w * stride]
-        .reshape(out_h, stride, out_w, stride)
-        .any(axis=(1, 3))
-    )
+    edge = any_at_stride(boundary_map(owner_map), stride)
     foreground = (owner >= 0).astype(np.float32)
     centre = np.zeros((out_h, out_w), np.float32)
     orient = np.zeros((2, out_h, out_w), np.float32)

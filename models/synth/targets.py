@@ -12,7 +12,7 @@ from .scene import Scene
 CARD_ASPECT_HW = 91 / 59
 
 
-def _sample(owner: np.ndarray, stride: int) -> np.ndarray:
+def sample_at_stride(owner: np.ndarray, stride: int) -> np.ndarray:
     """Nearest sample at each stride cell's centre pixel: output (i, j) <- (s*i + s//2, ...)."""
     h, w = owner.shape
     oh, ow = h // stride, w // stride
@@ -21,8 +21,8 @@ def _sample(owner: np.ndarray, stride: int) -> np.ndarray:
 
 
 def boundary_map(owner: np.ndarray) -> np.ndarray:
-    """uint8 1 where a pixel's owner differs from its right or lower neighbour (both sides)."""
-    b = np.zeros(owner.shape, np.uint8)
+    """bool, True where a pixel's owner differs from its right or lower neighbour (both sides)."""
+    b = np.zeros(owner.shape, bool)
     dx = owner[:, 1:] != owner[:, :-1]
     dy = owner[1:, :] != owner[:-1, :]
     b[:, 1:] |= dx
@@ -30,6 +30,12 @@ def boundary_map(owner: np.ndarray) -> np.ndarray:
     b[1:, :] |= dy
     b[:-1, :] |= dy
     return b
+
+
+def any_at_stride(mask: np.ndarray, stride: int) -> np.ndarray:
+    """bool (H // stride, W // stride): whether any pixel of each stride cell is set."""
+    oh, ow = mask.shape[0] // stride, mask.shape[1] // stride
+    return mask[: oh * stride, : ow * stride].reshape(oh, stride, ow, stride).any(axis=(1, 3))
 
 
 def dense_targets(scene: Scene, stride: int = 2, centre_sigma_cap: float = 4.0
@@ -52,14 +58,10 @@ def dense_targets(scene: Scene, stride: int = 2, centre_sigma_cap: float = 4.0
     owner = scene.owner_map
     h, w = owner.shape
     oh, ow = h // stride, w // stride
-    instance = _sample(owner, stride).astype(np.int32)
+    instance = sample_at_stride(owner, stride).astype(np.int32)
     foreground = (instance >= 0).astype(np.float32)
-    edge_full = boundary_map(owner)
     # cells made of only table pixels never get an edge (boundary map marks both sides)
-    edge_full &= owner >= 0
-    edge = cv2.resize(edge_full[: oh * stride, : ow * stride].astype(np.float32), (ow, oh),
-                      interpolation=cv2.INTER_AREA) if stride > 1 else edge_full.astype(np.float32)
-    edge = (edge > 0).astype(np.float32)
+    edge = any_at_stride(boundary_map(owner) & (owner >= 0), stride).astype(np.float32)
     centre = np.zeros((oh, ow), np.float32)
     for c in scene.cards:
         sigma = float(np.clip(c.strip_px / (6.0 * stride), 0.75, centre_sigma_cap))
