@@ -34,13 +34,15 @@ def main() -> None:
         for i in range(args.scenes)
     ]
     grid_thr = (0.05, 0.08, 0.12, 0.16, 0.2)
-    grid_merge = (0.0, 0.2, 0.3, 0.4, 0.5)
+    grid_merge = (0.0, 0.2, 0.4)
+    grid_enclosed = (0.0, 0.6)
     results = {}
     for card_px in (120.0, 150.0, 200.0):
         detect_module.TARGET_CARD_LONG_PX = card_px
         cached = [(scene, *detector.processing_maps(scene.image)) for scene in scenes]
-        for thr, merge in itertools.product(grid_thr, grid_merge):
-            settings = DetectorSettings(centre_threshold=thr, merge_edge_threshold=merge)
+        for thr, merge, enclosed in itertools.product(grid_thr, grid_merge, grid_enclosed):
+            settings = DetectorSettings(centre_threshold=thr, merge_edge_threshold=merge,
+                                        max_enclosed_card_fraction=enclosed)
             exact = tp = fp = total = 0
             for scene, maps, wh, (factor, offset_xy) in cached:
                 dets = cards_from_maps(maps, wh, settings)
@@ -50,10 +52,10 @@ def main() -> None:
                 tp += int(matched.sum())
                 fp += false_pos
                 total += len(scene.cards)
-            results[(card_px, thr, merge)] = (exact / len(scenes), tp / max(1, total), tp / max(1, tp + fp))
+            results[(card_px, thr, merge, enclosed)] = (exact / len(scenes), tp / max(1, total), tp / max(1, tp + fp))
         print(f"card_px {card_px} done", file=sys.stderr, flush=True)
     for key, (exact, recall, precision) in sorted(results.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + kv[1][2]))):
-        print(f"card_px={key[0]:.0f} centre={key[1]:.2f} merge={key[2]:.1f}  exact={exact:.3f} recall={recall:.3f} precision={precision:.3f}")
+        print(f"card_px={key[0]:.0f} centre={key[1]:.2f} merge={key[2]:.1f} enclosed={key[3]:.1f}  exact={exact:.3f} recall={recall:.3f} precision={precision:.3f}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from .detections import CardDetections
 from .geometry import CARD_ASPECT, order_quad
 from .load import resize_to_long_side
 from .onnx_session import load_packaged_model
-from .regions import merge_regions
+from .regions import absorb_enclosed_regions, merge_regions
 
 DETECTOR_FILE = "card_detector.onnx"
 OUTPUT_STRIDE = 2
@@ -56,6 +56,9 @@ class DetectorSettings:
     merge_edge_threshold: float = 0.0
     #: Regions with a lower mean foreground probability are table texture, not a card.
     min_region_foreground: float = 0.5
+    #: A region that one other region surrounds, and smaller than this share of that card's
+    #: area (size head), is a printed motif and joins it (0 turns this off).
+    max_enclosed_card_fraction: float = 0.6
 
 
 class CardDetector:
@@ -180,6 +183,7 @@ def cards_from_maps(
     relief = np.clip(edge * 255.0, 0, 255).astype(np.uint8)
     cv2.watershed(cv2.merge([relief, relief, relief]), markers)
     markers = merge_regions(markers, edge, settings.merge_edge_threshold)
+    markers = absorb_enclosed_regions(markers, maps[5], settings.max_enclosed_card_fraction)
 
     polygons, quads, centres, angles, scores, strips = [], [], [], [], [], []
     for _, (y0, x0), region in _regions(markers, len(peaks)):

@@ -1,12 +1,18 @@
 """Clean-up of the watershed regions: merge regions of one card, so each region is one card.
 
-The centre head may put two peaks on one card (a long strip, a card cut by a hand). The edge
-head is the better judge: two regions that meet where the network sees no physical card edge
-belong to the same card, so they are merged.
+The centre head may put two peaks on one card (a long strip, a card cut by a hand, a ring or a
+pip printed on the card). Two rules merge such pieces:
+
+- the edge head is the better judge: two regions that meet where the network sees no physical
+  card edge belong to the same card (``merge_regions``);
+- a region enclosed on every side by one other region is a printed motif, not a card: all
+  cards of a game are the same size, so a card cannot show itself entirely inside the visible
+  part of another, unless it covers nearly all of it (``absorb_enclosed_regions``).
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 _SHIFTS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
@@ -67,4 +73,71 @@ def merge_regions(
     merged = markers.copy()
     inside = merged >= 2
     merged[inside] = lookup[merged[inside]]
+    return merged
+
+
+def region_neighbours(markers: np.ndarray) -> dict[int, set[int]]:
+    """For each region (label >= 2), the labels across its boundary: regions, 1 for the
+    table and 0 for the edge of the image."""
+    padded = np.pad(markers, 1, constant_values=0)
+    ys, xs = np.nonzero(padded == -1)
+    if len(ys) == 0:
+        return {}
+    around = np.stack([padded[ys + dy, xs + dx] for dy, dx in _SHIFTS])
+    # cv2.watershed frames the image with boundary pixels; the padding outside them reads 0.
+    # Every (region, other label) pair seen around one boundary pixel; boundary pixels
+    # (-1) are no neighbours.
+    firsts, seconds = [], []
+    for i in range(len(_SHIFTS)):
+        for j in range(len(_SHIFTS)):
+            ok = (around[i] >= 2) & (around[j] != -1) & (around[j] != around[i])
+            firsts.append(around[i][ok])
+            seconds.append(around[j][ok])
+    first = np.concatenate(firsts).astype(np.int64)
+    second = np.concatenate(seconds).astype(np.int64)
+    stride = int(markers.max()) + 2
+    pairs = np.unique(first * stride + second)
+    neighbours: dict[int, set[int]] = {}
+    for region, other in zip((pairs // stride).tolist(), (pairs % stride).tolist(), strict=True):
+        neighbours.setdefault(region, set()).add(other)
+    return neighbours
+
+
+def absorb_enclosed_regions(markers: np.ndarray, log_size: np.ndarray,
+                            max_card_fraction: float) -> np.ndarray:
+    """``markers`` with every region that only one other region surrounds merged into it.
+
+    Only regions smaller than ``max_card_fraction`` of the surrounding card's area are
+    absorbed (the size head's ``log_size``, log2 of the card's long side in these pixels, gives
+    that area): a card lying on another fully inside its visible part would have to be
+    smaller than it. The ring of boundary pixels between the two joins the surrounding region.
+    """
+    if max_card_fraction <= 0:
+        return markers
+    merged = markers.copy()
+    neighbours = region_neighbours(markers)
+    # Smallest first, so nested motifs (a pip inside a ring inside a card) fold outwards.
+    sizes = np.bincount(np.maximum(markers, 0).ravel())
+    for label in sorted(neighbours, key=lambda k: sizes[k]):
+        around = neighbours[label]
+        if len(around) != 1 or min(around) < 2:
+            continue
+        (outer,) = around
+        outer_mask = merged == outer
+        if not outer_mask.any():
+            continue
+        card_long = 2.0 ** float(np.median(log_size[outer_mask]))
+        card_area = card_long * card_long * 59.0 / 91.0
+        inner_mask = merged == label
+        if inner_mask.sum() >= max_card_fraction * card_area:
+            continue
+        ring = cv2.dilate(inner_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        merged[ring & (merged == -1)] = outer
+        merged[inner_mask] = outer
+        # The surrounding region may itself be enclosed: its neighbours are unchanged.
+        for other in neighbours.values():
+            if label in other:
+                other.discard(label)
+                other.add(outer)
+        neighbours[outer].discard(label)
     return merged
