@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from cardtally.errors import CardtallyError
+from cardtally.malloc import release_free_memory
 
 from .decks import DeckSet
 from .detect import detect_cards
@@ -180,4 +181,6 @@ def count_photos(
             if on_photo is not None:
                 on_photo(photo, image_bgr)
             photos.append(photo)
+            del loaded, image_bgr
+            release_free_memory()  # else each photo's freed buffers add to the peak
     return CountResult(tuple(photos), decks.names)

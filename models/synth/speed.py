@@ -8,24 +8,10 @@ allocator, so it is never done on import: call :func:`tune_malloc` in a worker's
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-
-_M_TRIM_THRESHOLD = -1
-_M_MMAP_THRESHOLD = -3
+from cardtally.malloc import set_malloc_thresholds
 
 
 def tune_malloc(mmap_threshold_bytes: int = 32 << 20, trim_threshold_bytes: int = 1 << 30
                 ) -> bool:
     """Keep freed blocks below the thresholds in the heap; True if glibc accepted it."""
-    name = ctypes.util.find_library("c")
-    if not name:
-        return False
-    try:
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # not glibc (musl, macOS, Windows)
-        return False
-    ok = mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold_bytes))
-    ok &= mallopt(_M_TRIM_THRESHOLD, int(trim_threshold_bytes))
-    return bool(ok)
+    return set_malloc_thresholds(mmap_threshold_bytes, trim_threshold_bytes)
