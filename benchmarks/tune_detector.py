@@ -33,12 +33,17 @@ def main() -> None:
         render_scene(VALIDATION_SEED0 + i, SceneOptions(n_cards=(3, 120), min_strip_px=12.0))
         for i in range(args.scenes)
     ]
-    grid_thr = (0.05, 0.08, 0.12, 0.16, 0.2)
-    grid_merge = (0.0, 0.2, 0.4)
+    grid_thr = (0.08, 0.12, 0.16, 0.2)
+    grid_merge = (0.0, 0.3)
     grid_enclosed = (0.0, 0.6)
+    # How the survey reads the card size: (size at centre peaks, second survey at 1280 px).
+    grid_sizing = ((False, 0), (True, 0), (True, 1280))
     results = {}
-    for card_px in (120.0, 150.0, 200.0):
+    for card_px, (at_peaks, fine_px) in itertools.product((100.0, 120.0, 150.0), grid_sizing):
         detect_module.TARGET_CARD_LONG_PX = card_px
+        detect_module.SURVEY_SIZE_AT_PEAKS = at_peaks
+        detect_module.FINE_SURVEY_LONG_SIDE_PX = fine_px
+        sizing = f"{'peaks' if at_peaks else 'pixels'}{'+fine' if fine_px else ''}"
         cached = [(scene, *detector.processing_maps(scene.image)) for scene in scenes]
         for thr, merge, enclosed in itertools.product(grid_thr, grid_merge, grid_enclosed):
             settings = DetectorSettings(centre_threshold=thr, merge_edge_threshold=merge,
@@ -52,10 +57,12 @@ def main() -> None:
                 tp += int(matched.sum())
                 fp += false_pos
                 total += len(scene.cards)
-            results[(card_px, thr, merge, enclosed)] = (exact / len(scenes), tp / max(1, total), tp / max(1, tp + fp))
-        print(f"card_px {card_px} done", file=sys.stderr, flush=True)
+            results[(card_px, sizing, thr, merge, enclosed)] = (
+                exact / len(scenes), tp / max(1, total), tp / max(1, tp + fp))
+        print(f"card_px {card_px} {sizing} done", file=sys.stderr, flush=True)
     for key, (exact, recall, precision) in sorted(results.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + kv[1][2]))):
-        print(f"card_px={key[0]:.0f} centre={key[1]:.2f} merge={key[2]:.1f} enclosed={key[3]:.1f}  exact={exact:.3f} recall={recall:.3f} precision={precision:.3f}")
+        print(f"card_px={key[0]:.0f} sizing={key[1]} centre={key[2]:.2f} merge={key[3]:.1f} "
+              f"enclosed={key[4]:.1f}  exact={exact:.3f} recall={recall:.3f} precision={precision:.3f}")
 
 
 if __name__ == "__main__":

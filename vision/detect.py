@@ -30,6 +30,13 @@ OUTPUT_STRIDE = 2
 TARGET_CARD_LONG_PX = 120.0
 #: First-pass size: enough to see cards of any usual size roughly.
 SURVEY_LONG_SIDE_PX = 640
+#: Photos at least twice this long also get a survey at this size (0: off; chosen by
+#: benchmarks/tune_detector.py, as is the size reading below).
+FINE_SURVEY_LONG_SIDE_PX = 0
+#: Read the card size at the survey's centre peaks (one reading per card) rather than over
+#: all its card pixels; peaks above this threshold count.
+SURVEY_SIZE_AT_PEAKS = False
+SURVEY_PEAK_THRESHOLD = 0.16
 #: Never process more pixels than this on the long side of the region of interest.
 MAX_LONG_SIDE_PX = 3072
 #: Survey pixels above this foreground probability count as card pixels.
@@ -103,6 +110,17 @@ class CardDetector:
         survey, survey_factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
         survey_maps = self.predict_maps(survey)
         plan = plan_processing(survey_maps, survey_factor, (width, height))
+        if FINE_SURVEY_LONG_SIDE_PX and max(width, height) >= 2 * FINE_SURVEY_LONG_SIDE_PX:
+            # Cards only ~30 px long in the survey read too long (the size head errs upwards
+            # on cards that small); a second look at twice the resolution sees them at a size
+            # the network knows. Erring small only costs time, erring large loses cards: keep
+            # the smaller reading.
+            fine, fine_factor = resize_to_long_side(image_bgr, FINE_SURVEY_LONG_SIDE_PX)
+            fine_plan = plan_processing(self.predict_maps(fine), fine_factor, (width, height))
+            if fine_plan.card_long_px is not None and (
+                plan.card_long_px is None or fine_plan.card_long_px < plan.card_long_px
+            ):
+                plan = fine_plan
         x0, y0, x1, y1 = plan.roi_xyxy
         if plan.scale == 1.0 and survey_factor == 1.0 and plan.roi_xyxy == (0, 0, width, height):
             # A small photo processed whole at its own size: the survey pass was the real pass.
@@ -132,7 +150,8 @@ def plan_processing(
     """Read the card size and the cards' extent from the low-resolution survey maps.
 
     The size head gives, at every card pixel, the length of the card it belongs to; its median
-    over the card pixels is robust to cards that the survey splits or merges. Only the region
+    over the survey's centre peaks (one per card) is robust to cards that the survey splits or
+    merges and to table texture taken for cards. Only the region
     around the survey's card pixels (plus :data:`ROI_MARGIN_CARDS` card lengths) is processed at
     full resolution: cards usually fill a part of the photo, and the rest costs time and memory.
     """
@@ -145,7 +164,15 @@ def plan_processing(
     if int(on_cards.sum()) < MIN_SURVEY_CARD_PX:
         return ProcessingPlan(min(1.0, MAX_LONG_SIDE_PX / max(width, height)), (0, 0, width, height), None)
     to_photo = OUTPUT_STRIDE * survey_factor  # survey output pixels -> photo pixels
-    card_long_px = float(2.0 ** np.median(survey_maps[5][on_cards])) * to_photo
+    log_long = survey_maps[5][on_cards]
+    if SURVEY_SIZE_AT_PEAKS:
+        # One reading per card (at its centre peak), so that table texture taken for one huge
+        # card cannot outweigh many small cards; all card pixels when no peak stands out.
+        peaks = find_peaks(survey_maps[2], SURVEY_PEAK_THRESHOLD, 3)
+        peaks = peaks[on_cards[peaks[:, 1], peaks[:, 0]]] if len(peaks) else peaks
+        if len(peaks):
+            log_long = survey_maps[5][peaks[:, 1], peaks[:, 0]]
+    card_long_px = float(2.0 ** np.median(log_long)) * to_photo
     ys, xs = np.nonzero(on_cards)
     margin = ROI_MARGIN_CARDS * card_long_px
     x0 = max(0, int(xs.min() * to_photo - margin))

@@ -70,3 +70,52 @@ def test_a_survey_without_cards_processes_the_whole_photo_within_the_size_limit(
     assert plan.card_long_px is None
     assert plan.roi_xyxy == (0, 0, 4000, 3000)
     assert plan.scale == pytest.approx(MAX_LONG_SIDE_PX / 4000)
+
+
+def test_card_size_read_at_centre_peaks_ignores_table_taken_for_one_big_card(monkeypatch) -> None:
+    survey = np.zeros((6, 240, 320), np.float32)
+    survey[0, 20:220, 20:160] = 1.0  # wood grain read as card pixels, "cards 200 px long"
+    survey[5, 20:220, 20:160] = np.log2(200.0)
+    for k in range(3):  # three small cards, 20 output px long, each with its centre peak
+        x0 = 200 + 30 * k
+        survey[0, 100:120, x0 : x0 + 13] = 1.0
+        survey[5, 100:120, x0 : x0 + 13] = np.log2(20.0)
+        survey[2, 110, x0 + 6] = 1.0
+    monkeypatch.setattr("cardtally.vision.detect.SURVEY_SIZE_AT_PEAKS", False)
+    assert plan_processing(survey, 6.25, (4000, 3000)).card_long_px == pytest.approx(2500.0)
+    monkeypatch.setattr("cardtally.vision.detect.SURVEY_SIZE_AT_PEAKS", True)
+    assert plan_processing(survey, 6.25, (4000, 3000)).card_long_px == pytest.approx(250.0)
+
+
+def test_a_large_photo_gets_a_second_survey_and_the_smaller_card_reading(monkeypatch) -> None:
+    from cardtally.vision.detect import CardDetector
+
+    seen_long_sides = []
+
+    def fake_maps(self, image_bgr):
+        height, width = image_bgr.shape[:2]
+        seen_long_sides.append(max(width, height))
+        maps = np.zeros((6, height // 2, width // 2), np.float32)
+        maps[0, 10:40, 10:40] = 1.0
+        # The coarse survey reads cards 40 output px long, the fine one 30 px: in photo
+        # pixels 40*2*6.4 = 512 px against 30*2*3.2 = 192 px.
+        maps[5, 10:40, 10:40] = np.log2(40.0 if max(width, height) == 640 else 30.0)
+        return maps
+
+    monkeypatch.setattr(CardDetector, "predict_maps", fake_maps)
+    monkeypatch.setattr("cardtally.vision.detect.FINE_SURVEY_LONG_SIDE_PX", 1280)
+    detector = CardDetector(session=_NoSession())
+    photo = np.zeros((3072, 4096, 3), np.uint8)
+    _, work_wh, (factor, _) = detector.processing_maps(photo)
+    assert seen_long_sides[:2] == [640, 1280]
+    assert factor == pytest.approx(192.0 / TARGET_CARD_LONG_PX, rel=0.02)
+    seen_long_sides.clear()
+    detector.processing_maps(np.zeros((1080, 1920, 3), np.uint8))  # under 2 x 1280: one survey
+    assert seen_long_sides[0] == 640 and 1280 not in seen_long_sides
+
+
+class _NoSession:
+    """Stands in for the ONNX session when the maps are faked."""
+
+    def get_inputs(self):
+        return [type("Input", (), {"name": "image"})()]
