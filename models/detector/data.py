@@ -14,7 +14,9 @@ import torch
 from ..synth.scene import SceneOptions, render_scene
 from .targets import detector_targets
 
-PRESETS = ("mixed", "mixed", "rows", "rows", "pile", "fan", "spread")
+#: Fans show the thinnest strips and are the weakest layout (recall 48% after run 2): they get
+#: two shares of eight since run 3.
+PRESETS = ("mixed", "mixed", "rows", "rows", "pile", "fan", "fan", "spread")
 
 
 def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOptions, int]:
