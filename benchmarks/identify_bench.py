@@ -35,7 +35,7 @@ from cardtally.vision.calibrate import find_cards
 from cardtally.vision.decks import DeckSet
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder
-from cardtally.vision.identify import classify, deck_similarities
+from cardtally.vision.identify import classify, deck_similarities, settle_siblings
 from cardtally.vision.onnx_session import load_packaged_model
 from cardtally.vision.rectify import card_crops
 
@@ -144,7 +144,9 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     if detections.image_wh != (scene.image.shape[1], scene.image.shape[0]):
         raise ValueError("detections do not match the image")
     embeddings = embedder.embed(card_crops(scene.image, detections))
-    got = classify(embeddings, decks).deck_index  # what identify() does, keeping the embeddings
+    # What identify() does, keeping the embeddings for the dump.
+    got = settle_siblings(scene.image, detections, embeddings, decks,
+                          classify(embeddings, decks)).deck_index
     if dump is not None:
         dump.append({"sims": deck_similarities(embeddings, decks),
                      "deck_names": list(decks.names), "names": names,

@@ -26,6 +26,7 @@ from .embed import (
 )
 from .load import load_image
 from .rectify import CROP_PX, INPUT_CHANNELS, normalise_crop, rectify_card
+from .templates import build_template, normalised_frame
 
 #: Fewer usable cards than this cannot show how much one design varies.
 MIN_USABLE_CARDS = 3
@@ -79,6 +80,8 @@ class CalibrationCrops:
     photo_index: np.ndarray
     visible_fraction: np.ndarray
     turned: np.ndarray
+    #: Per physical card: its normalised template-size frame and mask (``vision.templates``).
+    card_frames: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
 
     def __post_init__(self) -> None:
         m = len(self.card_index)
@@ -150,12 +153,14 @@ def calibration_crops(images_bgr: list[np.ndarray],
                       detections: list[CardDetections]) -> CalibrationCrops:
     """Whole-card and strip crops of every detected card in the calibration photos."""
     pixels, card_index, whole, photo_index, fraction, turned = [], [], [], [], [], []
+    frames: list[tuple[np.ndarray, np.ndarray]] = []
     card = 0
     for p, (image, dets) in enumerate(zip(images_bgr, detections, strict=True)):
         for i in range(len(dets)):
             frame, mask = rectify_card(image, dets.quad_xy[i], dets.visible_polygons_xy[i])
             if not mask.any():
                 continue
+            frames.append(normalised_frame(frame, mask))
             for k, view in enumerate([mask, *_subview_masks(mask)]):
                 crop = normalise_crop(frame, view)
                 # A card can lie either way round and the detector cannot tell which: keep
@@ -175,7 +180,7 @@ def calibration_crops(images_bgr: list[np.ndarray],
                                 np.zeros((0,), bool))
     return CalibrationCrops(np.stack(pixels), np.array(card_index), np.array(whole),
                             np.array(photo_index), np.array(fraction, np.float32),
-                            np.array(turned))
+                            np.array(turned), tuple(frames))
 
 
 def design_groups(vectors: np.ndarray, similarity: float = SAME_DESIGN_SIMILARITY,
@@ -300,9 +305,10 @@ def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings
     own_face_up = embeddings.face_up_prob[use]
     face_up_limit = float(np.clip(np.percentile(own_face_up, 99) + FACE_UP_LIMIT_MARGIN,
                                   *FACE_UP_LIMIT_RANGE))
+    template_frames = [crops.card_frames[c] for c in sorted(main_cards) if c < len(crops.card_frames)]
     profile = DeckProfile(name=name, prototypes=prototypes, threshold=threshold,
                           embedder_version=version, n_cards=len(main_cards), created=now_iso(),
-                          face_up_prob_limit=face_up_limit)
+                          face_up_prob_limit=face_up_limit, template=build_template(template_frames))
     return Calibration(
         profile=profile,
         n_cards=len(main_cards),

@@ -1,8 +1,10 @@
 """Calibrated deck profiles: what each player's card back looks like to the embedder.
 
 One JSON file per deck in the data home (``decks/<name>.json``): a few prototype embeddings
-(whole cards and thin strips), the deck's acceptance threshold and the version of the embedder
-that made them. Files are written atomically; a corrupt file, or one made by another embedder
+(whole cards and thin strips), the deck's acceptance threshold, the version of the embedder
+that made them and, where the calibration photos showed whole cards, a small card-frame
+template of the back (``vision.templates``; profiles without one still work). Files are
+written atomically; a corrupt file, or one made by another embedder
 version, is refused with an error that names the file and says how to fix it.
 """
 
@@ -20,6 +22,8 @@ import numpy as np
 
 from cardtally.errors import CardtallyError
 from cardtally.home import decks_dir, ensure_data_home
+
+from .templates import DeckTemplate, decode_template, encode_template
 
 FORMAT_VERSION = 1
 PROFILE_SUFFIX = ".json"
@@ -39,6 +43,8 @@ class DeckProfile:
     #: Face-up head probability below which a card matching this deck still counts for it
     #: (decks with white, front-like backs make the head fire on their own cards).
     face_up_prob_limit: float = 0.4
+    #: Card-frame template of the back (tells sibling decks apart), or None.
+    template: DeckTemplate | None = None
 
     def __post_init__(self) -> None:
         if self.prototypes.ndim != 2 or len(self.prototypes) == 0:
@@ -49,7 +55,7 @@ class DeckProfile:
         return int(self.prototypes.shape[1])
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "format_version": FORMAT_VERSION,
             "name": self.name,
             "embedder_version": self.embedder_version,
@@ -59,6 +65,9 @@ class DeckProfile:
             "face_up_prob_limit": round(float(self.face_up_prob_limit), 6),
             "prototypes": [[round(float(v), 6) for v in row] for row in self.prototypes],
         }
+        if self.template is not None:
+            data["template"] = encode_template(self.template)
+        return data
 
 
 @dataclass(frozen=True)
@@ -136,8 +145,9 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
             n_cards=int(raw["n_cards"]),
             created=str(raw["created"]),
             face_up_prob_limit=float(raw.get("face_up_prob_limit", 0.4)),
+            template=decode_template(raw["template"]) if "template" in raw else None,
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise _corrupt(path, f"bad or missing field: {exc}") from None
     if not np.all(np.isfinite(prototypes)) or not -1.0 <= profile.threshold <= 1.0:
         raise _corrupt(path, "values out of range")

@@ -4,6 +4,10 @@ A card is given to the deck whose prototypes it is most similar to (cosine of un
 only if that similarity reaches the deck's own threshold *and* beats the second-best deck by a
 margin; otherwise it is UNKNOWN, so that a deck nobody calibrated is not silently counted for the
 nearest one. The embedder's face-up head marks cards lying face up; they never count for a deck.
+
+Where the embedding leaves sibling decks in the running (a Ligretto box: same colour and
+pattern, another symbol), the decks' card-frame templates may settle it (``vision.templates``):
+when the card's visible part clearly matches one deck's template best, that deck wins.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ import numpy as np
 from .decks import DeckSet
 from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
 from .embed import BackEmbedder, Embeddings, default_embedder
-from .rectify import card_crops
+from .rectify import card_crops, rectify_card
+from .templates import match_siblings, normalised_frame
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,14 @@ class IdentifySettings:
     face_up_prob: float = 0.4
     #: Temperature turning similarities into a confidence (softmax over decks + "unknown").
     confidence_temperature: float = 0.03
+    #: Decks within this similarity of the best one are siblings for the templates to settle.
+    sibling_window: float = 0.15
+    #: The card must sit at least this far from the runner-up template towards the best
+    #: (0: halfway between them, 1: exactly the best; ``templates.SiblingMatch``) ...
+    min_separation: float = 0.15
+    #: ... and show at least this share of what tells the two templates apart (below, the
+    #: distinguishing symbol is hidden and no photo can tell).
+    min_visible_detail: float = 0.2
 
 
 def deck_similarities(embeddings: Embeddings, decks: DeckSet) -> np.ndarray:
@@ -90,4 +103,54 @@ def identify(
             f"detections are for a {detections.image_wh} image, got {image_bgr.shape[1::-1]}"
         )
     embeddings = (embedder or default_embedder()).embed(card_crops(image_bgr, detections))
-    return classify(embeddings, decks, settings)
+    identities = classify(embeddings, decks, settings)
+    return settle_siblings(image_bgr, detections, embeddings, decks, identities, settings)
+
+
+def sibling_candidates(embeddings: Embeddings, decks: DeckSet, identities: CardIdentities,
+                       settings: IdentifySettings = IdentifySettings()) -> list[np.ndarray]:
+    """Per card, the deck indices whose templates are compared (empty: nothing to compare).
+
+    A card is compared when its best deck passes its own threshold and at least one other deck
+    with a template comes within ``sibling_window`` of it; face-up cards never are.
+    """
+    n = len(embeddings)
+    if n == 0 or len(decks) < 2:
+        return [np.zeros((0,), np.int64)] * n
+    sims = deck_similarities(embeddings, decks)
+    thresholds = np.array([p.threshold for p in decks.profiles], np.float32)
+    has_template = np.array([p.template is not None for p in decks.profiles])
+    best = np.argmax(sims, axis=1)
+    out = []
+    for i in range(n):
+        near = (sims[i] >= sims[i, best[i]] - settings.sibling_window) & has_template
+        plausible = (sims[i, best[i]] >= thresholds[best[i]]) and has_template[best[i]]
+        if identities.deck_index[i] == FACE_UP or not plausible or near.sum() < 2:
+            out.append(np.zeros((0,), np.int64))
+        else:
+            out.append(np.flatnonzero(near))
+    return out
+
+
+def settle_siblings(image_bgr: np.ndarray, detections: CardDetections, embeddings: Embeddings,
+                    decks: DeckSet, identities: CardIdentities,
+                    settings: IdentifySettings = IdentifySettings()) -> CardIdentities:
+    """``identities`` with sibling-deck cards decided by the decks' templates where they are clear."""
+    candidates = sibling_candidates(embeddings, decks, identities, settings)
+    if not any(len(c) for c in candidates):
+        return identities
+    deck_index = identities.deck_index.copy()
+    confidence = identities.confidence.copy()
+    for i, decks_i in enumerate(candidates):
+        if len(decks_i) == 0:
+            continue
+        card, mask = rectify_card(image_bgr, detections.quad_xy[i], detections.visible_polygons_xy[i])
+        frame, small_mask = normalised_frame(card, mask)
+        match = match_siblings([decks.profiles[k].template for k in decks_i], frame, small_mask)
+        # Only a clear verdict overrules the embedding: a hidden symbol or a blurred card leaves
+        # the embedder's decision (deck or UNKNOWN) as it was.
+        sure = min(1.0, max(0.0, match.separation))
+        if match.best >= 0 and match.separation >= settings.min_separation \
+                and match.visible_detail >= settings.min_visible_detail:
+            deck_index[i], confidence[i] = int(decks_i[match.best]), 0.5 + 0.5 * sure
+    return CardIdentities(deck_index=deck_index, confidence=confidence, deck_names=identities.deck_names)

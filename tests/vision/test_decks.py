@@ -1,5 +1,6 @@
 """Deck profiles: round trip, atomic writes, and every corrupt or incompatible file."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from cardtally.vision.decks import (
     remove_deck,
     write_profile,
 )
+from cardtally.vision.templates import DeckTemplate
 
 
 def make_profile(name: str = "red", version: str = "sha256:test", k: int = 3) -> DeckProfile:
@@ -120,3 +122,23 @@ def test_remove(cardtally_home: Path):
 def test_deckset_rejects_duplicates():
     with pytest.raises(ValueError, match="unique"):
         DeckSet((make_profile(), make_profile()))
+
+
+def test_template_round_trip_and_corrupt_template(cardtally_home: Path):
+    rng = np.random.default_rng(1)
+    template = DeckTemplate(rng.uniform(0, 1.2, (61, 40, 3)).astype(np.float32),
+                            rng.uniform(0, 0.2, (61, 40, 3)).astype(np.float32))
+    path = write_profile(dataclasses.replace(make_profile(), template=template))
+    back = read_profile(path)
+    np.testing.assert_allclose(back.template.median, template.median, atol=1.25 / 255)
+    assert read_profile(write_profile(make_profile("plain"))).template is None  # optional
+    raw = json.loads(path.read_text())
+    raw["template"]["median"] = raw["template"]["median"][:-8]
+    path.write_text(json.dumps(raw))
+    with pytest.raises(CardtallyError) as err:
+        read_profile(path)
+    assert str(err.value) == (
+        f"The deck profile {path} is corrupt (bad or missing field: template median has 7314 "
+        "values, expected 7320); remove it with 'cardtally decks remove red' and calibrate the "
+        "deck again."
+    )
