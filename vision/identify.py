@@ -20,7 +20,7 @@ from .decks import DeckSet
 from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
 from .embed import BackEmbedder, Embeddings, default_embedder
 from .rectify import card_crops, rectify_card
-from .templates import match_siblings, normalised_frame
+from .templates import SiblingSet, match_siblings, normalised_frame
 
 
 @dataclass(frozen=True)
@@ -141,12 +141,16 @@ def settle_siblings(image_bgr: np.ndarray, detections: CardDetections, embedding
         return identities
     deck_index = identities.deck_index.copy()
     confidence = identities.confidence.copy()
+    sibling_sets: dict[tuple[int, ...], SiblingSet] = {}
     for i, decks_i in enumerate(candidates):
         if len(decks_i) == 0:
             continue
         card, mask = rectify_card(image_bgr, detections.quad_xy[i], detections.visible_polygons_xy[i])
         frame, small_mask = normalised_frame(card, mask)
-        match = match_siblings([decks.profiles[k].template for k in decks_i], frame, small_mask)
+        key = tuple(int(k) for k in decks_i)
+        if key not in sibling_sets:
+            sibling_sets[key] = SiblingSet.of([decks.profiles[k].template for k in key])
+        match = match_siblings(sibling_sets[key], frame, small_mask)
         # Only a clear verdict overrules the embedding: a hidden symbol or a blurred card leaves
         # the embedder's decision (deck or UNKNOWN) as it was.
         sure = min(1.0, max(0.0, match.separation))

@@ -136,11 +136,39 @@ def _masked_correlation(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> float
     return float((a * b).sum() / max(np.sqrt((a * a).sum() * (b * b).sum()), 1e-12))
 
 
-def match_siblings(templates: list[DeckTemplate], frame: np.ndarray, mask: np.ndarray) -> SiblingMatch:
+@dataclass(frozen=True)
+class SiblingSet:
+    """What matching needs from several decks' templates, computed once per set of decks.
+
+    ``medians`` (k, H + 2 pad, W + 2 pad, 3) padded, ``mean`` their mean, ``fisher`` (H', W')
+    the per-pixel weight: how much the decks differ there over how much their cards vary.
+    """
+
+    medians: np.ndarray
+    mean: np.ndarray
+    fisher: np.ndarray
+
+    @classmethod
+    def of(cls, templates: list[DeckTemplate]) -> SiblingSet:
+        pad = SEARCH_PAD_PX
+
+        def padded(image: np.ndarray) -> np.ndarray:
+            return cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+
+        medians = np.stack([padded(t.median) for t in templates]).astype(np.float32)
+        mean = medians.mean(axis=0)
+        within = np.mean(np.stack([padded(t.spread) for t in templates]) ** 2, axis=0) + SPREAD_FLOOR_SQ
+        fisher = ((medians - mean) ** 2).sum(axis=(0, 3)) / within.sum(axis=2)
+        return cls(medians, mean, cv2.GaussianBlur(fisher.astype(np.float32), (0, 0), 1.0))
+
+
+def match_siblings(templates: list[DeckTemplate] | SiblingSet, frame: np.ndarray,
+                   mask: np.ndarray) -> SiblingMatch:
     """Which of several similar decks' templates one card's visible part is (module doc)."""
     none = SiblingMatch(-1, 0.0, 0.0)
+    siblings = templates if isinstance(templates, SiblingSet) else SiblingSet.of(templates)
     ys, xs = np.nonzero(mask)
-    if len(xs) == 0 or len(templates) < 2:
+    if len(xs) == 0 or len(siblings.medians) < 2:
         return none
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     if min(x1 - x0, y1 - y0) < MIN_PATCH_PX:
@@ -149,22 +177,13 @@ def match_siblings(templates: list[DeckTemplate], frame: np.ndarray, mask: np.nd
     patch_mask = mask[y0:y1, x0:x1]
     if float(patch[patch_mask].std()) < 1e-3:
         return none
-    pad = SEARCH_PAD_PX
-
-    def padded(image: np.ndarray) -> np.ndarray:
-        return cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-
-    medians = np.stack([padded(t.median) for t in templates])
-    mean = medians.mean(axis=0)
-    within = np.mean(np.stack([padded(t.spread) for t in templates]) ** 2, axis=0) + SPREAD_FLOOR_SQ
-    fisher = ((medians - mean) ** 2).sum(axis=(0, 3)) / within.sum(axis=2)
-    fisher = cv2.GaussianBlur(fisher.astype(np.float32), (0, 0), 1.0)
-
+    medians, mean, fisher = siblings.medians, siblings.mean, siblings.fisher
+    # OpenCV's masked matching is several times slower; whole cards need no mask.
+    match_mask = None if patch_mask.all() else patch_mask.astype(np.float32)
     best_score, place = -np.inf, (False, 0, 0)
     for turned in (False, True):
         image = np.ascontiguousarray(mean[::-1, ::-1]) if turned else mean
-        scores = cv2.matchTemplate(image.astype(np.float32), patch, cv2.TM_CCOEFF_NORMED,
-                                   mask=patch_mask.astype(np.float32))
+        scores = cv2.matchTemplate(image, patch, cv2.TM_CCOEFF_NORMED, mask=match_mask)
         scores[~np.isfinite(scores)] = -np.inf
         k = int(np.argmax(scores))
         if scores.flat[k] > best_score:
@@ -201,13 +220,11 @@ def _weighted_capped(residual: np.ndarray, weight: np.ndarray, cap: float) -> fl
 
 def _fit_colours(values: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """``values`` (m, 3) mapped per channel by the least-squares gain and offset onto ``reference``."""
-    out = np.empty_like(values)
-    for c in range(values.shape[1]):
-        v, r = values[:, c], reference[:, c]
-        var = float(v.var())
-        gain = float(((v - v.mean()) * (r - r.mean())).mean() / var) if var > 1e-9 else 0.0
-        out[:, c] = gain * (v - v.mean()) + r.mean()
-    return out
+    v = values - values.mean(axis=0)
+    r_mean = reference.mean(axis=0)
+    var = (v * v).mean(axis=0)
+    gain = np.where(var > 1e-9, (v * (reference - r_mean)).mean(axis=0) / np.maximum(var, 1e-9), 0.0)
+    return (gain * v + r_mean).astype(np.float32)
 
 
 def encode_template(template: DeckTemplate) -> dict[str, str]:
