@@ -55,3 +55,24 @@ def test_a_deck_with_front_like_backs_keeps_its_cards():
                      np.array([0.7, 0.95, 0.7], np.float32))
     assert classify(emb, DeckSet((plain,))).deck_index.tolist() == [FACE_UP, FACE_UP, FACE_UP]
     assert classify(emb, DeckSet((frontish,))).deck_index.tolist() == [0, FACE_UP, FACE_UP]
+
+
+def test_sibling_candidates_only_for_plausible_backs_near_a_templated_deck():
+    from cardtally.vision.identify import sibling_candidates
+    from cardtally.vision.templates import DeckTemplate
+
+    flat = DeckTemplate(np.full((61, 40, 3), 0.5, np.float32), np.full((61, 40, 3), 0.1, np.float32))
+    decks = DeckSet(tuple(
+        DeckProfile(name, unit(proto), 0.8, "v", 5, "2026-01-01T00:00:00+00:00", template=template)
+        for name, proto, template in (("sun", [1, 0, 0], flat), ("moon", [0.95, 0.31, 0], flat),
+                                      ("blue", [0, 1, 0], flat), ("plain", [0, 0, 1], None))
+    ))
+    emb = Embeddings(
+        vectors=unit([1, 0.15, 0], [1, 0.15, 0], [0, 0.3, 1], [0.5, 0.5, 0.7], [0, 1, 0]),
+        face_up_prob=np.array([0.0, 0.99, 0.0, 0.0, 0.0], np.float32),
+    )
+    ids = classify(emb, decks)
+    got = [c.tolist() for c in sibling_candidates(emb, decks, ids)]
+    # sun and moon are siblings; face up: never; plain has no template; below every threshold:
+    # nothing to settle; blue alone: nothing to compare with.
+    assert got == [[0, 1], [], [], [], []]
