@@ -102,7 +102,8 @@ def scenario_designs(kind: str, rng: np.random.Generator, n: int) -> list[np.nda
 
 def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: int,
               face_up_fraction: float, embedder: BackEmbedder, detector: str,
-              white_balance: tuple[float, float], dump: list | None = None) -> None:
+              white_balance: tuple[float, float], dump: list | None = None,
+              templates: bool = True) -> None:
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
@@ -145,8 +146,10 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
         raise ValueError("detections do not match the image")
     embeddings = embedder.embed(card_crops(scene.image, detections))
     # What identify() does, keeping the embeddings for the dump.
-    got = settle_siblings(scene.image, detections, embeddings, decks,
-                          classify(embeddings, decks)).deck_index
+    got = classify(embeddings, decks)
+    if templates:
+        got = settle_siblings(scene.image, detections, embeddings, decks, got)
+    got = got.deck_index
     if dump is not None:
         dump.append({"sims": deck_similarities(embeddings, decks),
                      "deck_names": list(decks.names), "names": names,
@@ -228,6 +231,8 @@ def main() -> None:
     parser.add_argument("--timing-only", action="store_true")
     parser.add_argument("--only", default="", help="run scenarios whose name contains this")
     parser.add_argument("--dump", default="", help="save per-card similarities (.pkl) for tuning")
+    parser.add_argument("--no-templates", action="store_true",
+                        help="the embedder alone: no card-frame templates for sibling decks")
     parser.add_argument("--no-white-balance", action="store_true",
                         help="disable the simulated camera white balance (full colour cast)")
     args = parser.parse_args()
@@ -249,7 +254,8 @@ def main() -> None:
             continue
         t = Tally()
         for trial in range(args.trials):
-            run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb, dump)
+            run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb, dump,
+                      templates=not args.no_templates)
         print(f"| {name} | {t.pct(t.correct, t.backs)} | {t.pct(t.unknown, t.backs)} "
               f"| {t.pct(t.wrong, t.backs)} | {t.pct(t.strips_correct, t.strips)} "
               f"| {t.pct(t.whole_correct, t.whole)} | {t.pct(t.uncal_rejected, t.uncal)} "
