@@ -52,6 +52,7 @@ def calibrate(
     if closest is not None:
         typer.echo(
             f"Warning: deck {deck!r} is easily confused with deck {closest.deck!r} "
-            f"({closest.share:.0%} of its calibration views are as close to it); cards of these "
-            "decks may be counted as unknown or mixed up.", err=True,
+            f"({closest.share:.0%} of its calibration views are as close to it); their cards are "
+            "told apart only where what differs (e.g. a symbol) shows: lay the cards out so that "
+            "it does, or expect unknown or mixed-up cards.", err=True,
         )
