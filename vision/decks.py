@@ -2,10 +2,10 @@
 
 One JSON file per deck in the data home (``decks/<name>.json``): a few prototype embeddings
 (whole cards and thin strips), the deck's acceptance threshold, the version of the embedder
-that made them and, where the calibration photos showed whole cards, a small card-frame
-template of the back (``vision.templates``; profiles without one still work). Files are
-written atomically; a corrupt file, or one made by another embedder
-version, is refused with an error that names the file and says how to fix it.
+that made them and, where the calibration photos showed cards at least half visible, a small
+card-frame template of the back (``vision.templates``; profiles without one still work). Files
+are written atomically; a corrupt file, or one made by another embedder version, is refused
+with an error that names the file and says how to fix it.
 """
 
 from __future__ import annotations

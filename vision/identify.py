@@ -121,15 +121,11 @@ def sibling_candidates(embeddings: Embeddings, decks: DeckSet, identities: CardI
     thresholds = np.array([p.threshold for p in decks.profiles], np.float32)
     has_template = np.array([p.template is not None for p in decks.profiles])
     best = np.argmax(sims, axis=1)
-    out = []
-    for i in range(n):
-        near = (sims[i] >= sims[i, best[i]] - settings.sibling_window) & has_template
-        plausible = (sims[i, best[i]] >= thresholds[best[i]]) and has_template[best[i]]
-        if identities.deck_index[i] == FACE_UP or not plausible or near.sum() < 2:
-            out.append(np.zeros((0,), np.int64))
-        else:
-            out.append(np.flatnonzero(near))
-    return out
+    best_sim = sims[np.arange(n), best]
+    near = (sims >= best_sim[:, None] - settings.sibling_window) & has_template
+    compared = ((best_sim >= thresholds[best]) & has_template[best] & (near.sum(axis=1) >= 2)
+                & (identities.deck_index != FACE_UP))
+    return [np.flatnonzero(near[i]) if compared[i] else np.zeros((0,), np.int64) for i in range(n)]
 
 
 def settle_siblings(image_bgr: np.ndarray, detections: CardDetections, embeddings: Embeddings,

@@ -143,13 +143,20 @@ def normalise_crop(card_bgr: np.ndarray, mask: np.ndarray, crop_px: int = CROP_P
     small_mask = cv2.resize(crop_mask, (crop_px, crop_px), interpolation=cv2.INTER_AREA) > 0.5
     if not small_mask.any():
         small_mask = cv2.resize(crop_mask, (crop_px, crop_px), interpolation=cv2.INTER_AREA) > 0
-    pixels = small[small_mask]  # (m, 3)
-    white = np.maximum(np.percentile(pixels, WHITE_PERCENTILE, axis=0), MIN_WHITE_LEVEL)
-    normed = np.clip(small / white, 0.0, 1.25) - 0.5
+    normed = divide_by_white(small, small_mask) - 0.5
     normed[~small_mask] = 0.0
     out[:3] = normed.transpose(2, 0, 1)
     out[3] = small_mask
     return out
+
+
+def divide_by_white(pixels_bgr: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Float colours divided per channel by the bright level of the ``mask`` pixels, in [0, 1.25].
+
+    This is the white reference that cancels the light's colour (module doc).
+    """
+    white = np.maximum(np.percentile(pixels_bgr[mask], WHITE_PERCENTILE, axis=0), MIN_WHITE_LEVEL)
+    return np.clip(pixels_bgr / white, 0.0, 1.25).astype(np.float32)
 
 
 def crop_card(

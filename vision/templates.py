@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .rectify import MIN_WHITE_LEVEL, WHITE_PERCENTILE
+from .rectify import divide_by_white
 
 #: Template size (W, H): the 128x196 card frame at 5/16 scale; the middle symbol is ~12 px.
 TEMPLATE_WH: tuple[int, int] = (40, 61)
@@ -85,8 +85,7 @@ def normalised_frame(card_bgr: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray
     small_mask = cv2.resize(mask.astype(np.float32), TEMPLATE_WH, interpolation=cv2.INTER_AREA) > 0.5
     if not small_mask.any():
         return np.zeros_like(small), small_mask
-    white = np.maximum(np.percentile(small[small_mask], WHITE_PERCENTILE, axis=0), MIN_WHITE_LEVEL)
-    return np.clip(small / white, 0.0, 1.25).astype(np.float32), small_mask
+    return divide_by_white(small, small_mask), small_mask
 
 
 def build_template(frames: list[tuple[np.ndarray, np.ndarray]]) -> DeckTemplate | None:
