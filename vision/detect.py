@@ -66,6 +66,16 @@ class DetectorSettings:
     #: A region that one other region surrounds, and smaller than this share of that card's
     #: area (size head), is a printed motif and joins it (0 turns this off).
     max_enclosed_card_fraction: float = 0.6
+    #: Each region grows by this many output pixels before its outline is traced: the
+    #: watershed leaves a one-pixel boundary line between regions, and a contour through the
+    #: outer pixels' centres misses half a pixel more.
+    region_grow_px: int = 1
+    #: The orientation head is a few degrees off where the visible part's own straight edges
+    #: are exact: within this many degrees, the card's axis is the visible rectangle's side.
+    snap_angle_deg: float = 15.0
+    #: A region covering at least this share of its minimum-area rectangle is outlined by that
+    #: rectangle (0 turns this off).
+    rectangle_fill: float = 0.8
 
 
 class CardDetector:
@@ -187,8 +197,14 @@ def plan_processing(
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
     """(n, 2) integer x, y of local maxima above ``threshold``, strongest first."""
     dilated = cv2.dilate(centre, np.ones((window_px, window_px), np.uint8))
-    ys, xs = np.nonzero((centre >= dilated) & (centre >= threshold))
-    order = np.argsort(-centre[ys, xs])
+    is_peak = ((centre >= dilated) & (centre >= threshold)).astype(np.uint8)
+    # Touching maxima are a plateau of equal values (an int8 model's coarse steps make them
+    # common): one card, one peak, the plateau pixel listed first.
+    n_plateaus, plateau_of = cv2.connectedComponents(is_peak, connectivity=8)
+    ys, xs = np.nonzero(is_peak)
+    _, first = np.unique(plateau_of[ys, xs], return_index=True)
+    ys, xs = ys[first], xs[first]
+    order = np.argsort(-centre[ys, xs], kind="stable")
     return np.stack([xs[order], ys[order]], axis=1)
 
 
@@ -220,20 +236,26 @@ def cards_from_maps(
         inside = region > 0
         if foreground[box][inside].mean() < settings.min_region_foreground:
             continue
-        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        contour = max(contours, key=cv2.contourArea) + np.array([x0, y0], np.int32)
+        cos2, sin2 = maps[3][box][inside].mean(), maps[4][box][inside].mean()
+        contour = _outline(region, settings.region_grow_px) + np.array([x0, y0], np.int32)
         polygon = cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(np.float32)
         rect = cv2.minAreaRect(contour.astype(np.float32))
-        cos2, sin2 = maps[3][box][inside].mean(), maps[4][box][inside].mean()
-        if np.hypot(cos2, sin2) >= 0.5:
-            theta = 0.5 * np.arctan2(sin2, cos2)
-        else:  # the orientation head is unsure: fall back to the visible part's own long axis
-            theta = np.radians(_rect_long_axis_deg(rect))
+        fill = cv2.contourArea(contour) / max(rect[1][0] * rect[1][1], 1e-6)
+        if settings.rectangle_fill and fill >= settings.rectangle_fill:
+            # A visible part that (nearly) fills its rectangle is one: straight card edges,
+            # not the map's pixel steps.
+            polygon = cv2.boxPoints(rect).astype(np.float32)
+        rect_axis_deg = _rect_long_axis_deg(rect)
         # After merging, a region may hold several peaks: the strongest is its centre.
         x, y = _strongest_peak(peaks, centre, region, (y0, x0))
+        if np.hypot(cos2, sin2) >= 0.5:
+            head_deg = np.degrees(0.5 * np.arctan2(sin2, cos2))
+            theta = np.radians(_snapped_axis_deg(head_deg, rect, settings.snap_angle_deg))
+        else:  # the orientation head is unsure: fall back to the visible part's own long axis
+            theta = np.radians(rect_axis_deg)
         # Region pixels are output-pixel centres: +0.5 before scaling back to input pixels.
         polygons.append((polygon + 0.5) * OUTPUT_STRIDE)
-        quads.append(_full_card_quad(rect, theta) * OUTPUT_STRIDE)
+        quads.append((_full_card_quad(rect, theta) + 0.5) * OUTPUT_STRIDE)
         centres.append(((x + 0.5) * OUTPUT_STRIDE, (y + 0.5) * OUTPUT_STRIDE))
         angles.append(np.degrees(theta) % 180.0)
         scores.append(float(centre[y, x]))
@@ -289,6 +311,30 @@ def _regions(markers: np.ndarray, n_peaks: int):
         region = np.zeros((int(ys.max()) - y0 + 1, int(xs.max()) - x0 + 1), np.uint8)
         region[ys - y0, xs - x0] = 1
         yield k, (y0, x0), region
+
+
+def _outline(region: np.ndarray, grow_px: int) -> np.ndarray:
+    """The region's outer contour (k, 1, 2) in its box's pixels, grown by ``grow_px``."""
+    if grow_px:
+        region = cv2.copyMakeBorder(region, grow_px, grow_px, grow_px, grow_px, cv2.BORDER_CONSTANT, value=0)
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow_px + 1, 2 * grow_px + 1))
+        region = cv2.dilate(region, kernel)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return max(contours, key=cv2.contourArea) - grow_px
+
+
+def _snapped_axis_deg(head_deg: float, rect: tuple, tolerance_deg: float) -> float:
+    """The visible rectangle's side nearest the orientation head, if within the tolerance.
+
+    Such a rectangle is bounded by card edges, so its sides are exact where the head is a few
+    degrees off. (Telling by the size head whether a strip runs along or across the card was
+    measured and turns more cards the wrong way than the orientation head does.)
+    """
+    long_deg = _rect_long_axis_deg(rect)
+    for side_deg in (long_deg, long_deg + 90.0):
+        if abs((side_deg - head_deg + 90.0) % 180.0 - 90.0) <= tolerance_deg:
+            return side_deg
+    return head_deg
 
 
 def _rect_long_axis_deg(rect: tuple) -> float:
