@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
 
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector
@@ -146,8 +147,16 @@ def main() -> None:
     parser.add_argument("--per-layout", type=int, default=60)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="also measure this detector ONNX file (e.g. an int8 build)")
     args = parser.parse_args()
     detectors = {"cardtally": CardDetector().detect}
+    if args.model:
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        options.enable_cpu_mem_arena = False  # as the shipped session (vision/onnx_session.py)
+        session = ort.InferenceSession(str(args.model), options, providers=["CPUExecutionProvider"])
+        detectors[args.model.name] = CardDetector(session).detect
     if not args.skip_baseline:
         detectors["classical"] = detect_cards_classical
     report: dict = {name: {} for name in detectors}

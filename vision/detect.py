@@ -78,6 +78,17 @@ class DetectorSettings:
     rectangle_fill: float = 0.8
 
 
+def network_input(image_bgr: np.ndarray) -> np.ndarray:
+    """The (1, 3, h, w) float32 RGB tensor in [0, 1], padded to a multiple of 32."""
+    height, width = image_bgr.shape[:2]
+    # The encoder downsamples 5 times.
+    pad_h, pad_w = (-height) % 32, (-width) % 32
+    rgb = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2RGB)
+    if pad_h or pad_w:
+        rgb = cv2.copyMakeBorder(rgb, 0, pad_h, 0, pad_w, cv2.BORDER_REFLECT_101)
+    return (rgb.astype(np.float32) * (1.0 / 255.0)).transpose(2, 0, 1)[None]
+
+
 class CardDetector:
     """Holds only the ONNX session; ``detect`` returns results instead of storing them."""
 
@@ -89,13 +100,7 @@ class CardDetector:
         """Raw network maps (6, h, w): sigmoid probabilities for heads 0-2, orientation 3-4,
         log2 of the card length in output pixels 5."""
         height, width = image_bgr.shape[:2]
-        # The encoder downsamples 5 times: pad to a multiple of 32.
-        pad_h, pad_w = (-height) % 32, (-width) % 32
-        rgb = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2RGB)
-        if pad_h or pad_w:
-            rgb = cv2.copyMakeBorder(rgb, 0, pad_h, 0, pad_w, cv2.BORDER_REFLECT_101)
-        tensor = (rgb.astype(np.float32) * (1.0 / 255.0)).transpose(2, 0, 1)[None]
-        maps = self.session.run(None, {self.input_name: tensor})[0][0]
+        maps = self.session.run(None, {self.input_name: network_input(image_bgr)})[0][0]
         maps = maps[:, : height // OUTPUT_STRIDE, : width // OUTPUT_STRIDE]
         maps[:3] = 1.0 / (1.0 + np.exp(-maps[:3]))
         return maps
