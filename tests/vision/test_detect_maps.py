@@ -7,6 +7,8 @@ import pytest
 from cardtally.vision.detect import (
     MAX_LONG_SIDE_PX,
     TARGET_CARD_LONG_PX,
+    DetectorSettings,
+    _snapped_axis_deg,
     cards_from_maps,
     find_peaks,
     plan_processing,
@@ -49,6 +51,35 @@ def test_find_peaks_orders_strongest_first() -> None:
     centre = np.zeros((20, 20), np.float32)
     centre[5, 5], centre[15, 12] = 0.5, 0.9
     assert find_peaks(centre, 0.3, 5).tolist() == [[12, 15], [5, 5]]
+
+
+def test_a_plateau_of_equal_maxima_is_one_peak() -> None:
+    centre = np.zeros((20, 20), np.float32)
+    centre[8:10, 8:11] = 0.6  # six touching pixels of one value, as an int8 model gives
+    centre[15, 3] = 0.4
+    assert find_peaks(centre, 0.3, 5).tolist() == [[8, 8], [3, 15]]
+
+
+def test_a_lone_card_is_outlined_by_its_whole_rectangle() -> None:
+    # One card of 30 x 46 output pixels: its outline must cover the card, not stop a pixel
+    # inside it at the watershed boundary and the contour through pixel centres.
+    maps = _maps_for_rects([(20, 20, 50, 66)])
+    dets = cards_from_maps(maps, (280, 200))
+    polygon = dets.visible_polygons_xy[0]
+    assert len(polygon) == 4  # a region that fills its rectangle is that rectangle
+    assert cv2.contourArea(polygon) / (60 * 92) == pytest.approx(1.0, abs=0.08)
+    (x0, y0), (x1, y1) = polygon.min(axis=0), polygon.max(axis=0)
+    assert [x0, y0, x1, y1] == pytest.approx([40, 40, 100, 132], abs=3)
+    # Without growth or rectangle outlines the same card comes out a ragged, smaller shape.
+    plain = cards_from_maps(maps, (280, 200), DetectorSettings(region_grow_px=0, rectangle_fill=0))
+    assert cv2.contourArea(plain.visible_polygons_xy[0]) < 0.9 * 60 * 92
+
+
+def test_the_card_axis_snaps_to_the_visible_rectangle_side_near_the_head() -> None:
+    rect = ((50.0, 50.0), (40.0, 20.0), 10.0)  # long side at 10 degrees, short side at 100
+    assert _snapped_axis_deg(4.0, rect, 15.0) == pytest.approx(10.0)
+    assert _snapped_axis_deg(92.0, rect, 15.0) == pytest.approx(100.0)
+    assert _snapped_axis_deg(50.0, rect, 15.0) == pytest.approx(50.0)  # neither side: the head
 
 
 def test_the_survey_size_head_sets_the_scale_and_the_region_of_interest() -> None:
