@@ -321,7 +321,9 @@ def _regions(markers: np.ndarray, n_peaks: int):
 def _outline(region: np.ndarray, grow_px: int) -> np.ndarray:
     """The region's outer contour (k, 1, 2) in its box's pixels, grown by ``grow_px``."""
     if grow_px:
-        region = cv2.copyMakeBorder(region, grow_px, grow_px, grow_px, grow_px, cv2.BORDER_CONSTANT, value=0)
+        region = cv2.copyMakeBorder(
+            region, grow_px, grow_px, grow_px, grow_px, cv2.BORDER_CONSTANT, value=0
+        )
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow_px + 1, 2 * grow_px + 1))
         region = cv2.dilate(region, kernel)
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

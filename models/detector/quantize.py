@@ -72,11 +72,14 @@ def quantize(fp32_path: Path, int8_path: Path, n_scenes: int, exclude: list[str]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("fp32", type=Path)
     parser.add_argument("int8", type=Path)
     parser.add_argument("--scenes", type=int, default=16, help="rendered calibration scenes")
-    parser.add_argument("--exclude", default="/head/Conv", help="comma-separated node names kept in float")
+    parser.add_argument("--exclude", default="/head/Conv",
+                        help="comma-separated node names kept in float")
     args = parser.parse_args()
     quantize(args.fp32, args.int8, args.scenes, [n for n in args.exclude.split(",") if n])
 
