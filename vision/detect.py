@@ -73,9 +73,6 @@ class DetectorSettings:
     #: The orientation head is a few degrees off where the visible part's own straight edges
     #: are exact: within this many degrees, the card's axis is the visible rectangle's side.
     snap_angle_deg: float = 15.0
-    #: A region covering at least this share of its minimum-area rectangle is outlined by that
-    #: rectangle (0 turns this off).
-    rectangle_fill: float = 0.8
 
 
 def network_input(image_bgr: np.ndarray) -> np.ndarray:
@@ -245,11 +242,6 @@ def cards_from_maps(
         contour = _outline(region, settings.region_grow_px) + np.array([x0, y0], np.int32)
         polygon = cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(np.float32)
         rect = cv2.minAreaRect(contour.astype(np.float32))
-        fill = cv2.contourArea(contour) / max(rect[1][0] * rect[1][1], 1e-6)
-        if settings.rectangle_fill and fill >= settings.rectangle_fill:
-            # A visible part that (nearly) fills its rectangle is one: straight card edges,
-            # not the map's pixel steps.
-            polygon = cv2.boxPoints(rect).astype(np.float32)
         rect_axis_deg = _rect_long_axis_deg(rect)
         # After merging, a region may hold several peaks: the strongest is its centre.
         x, y = _strongest_peak(peaks, centre, region, (y0, x0))

@@ -60,19 +60,19 @@ def test_a_plateau_of_equal_maxima_is_one_peak() -> None:
     assert find_peaks(centre, 0.3, 5).tolist() == [[8, 8], [3, 15]]
 
 
-def test_a_lone_card_is_outlined_by_its_whole_rectangle() -> None:
+def test_a_lone_card_is_outlined_by_its_whole_area() -> None:
     # One card of 30 x 46 output pixels: its outline must cover the card, not stop a pixel
     # inside it at the watershed boundary and the contour through pixel centres.
     maps = _maps_for_rects([(20, 20, 50, 66)])
     dets = cards_from_maps(maps, (280, 200))
     polygon = dets.visible_polygons_xy[0]
-    assert len(polygon) == 4  # a region that fills its rectangle is that rectangle
-    assert cv2.contourArea(polygon) / (60 * 92) == pytest.approx(1.0, abs=0.08)
+    # Card pixels 40-100 x 40-132 in the input; the edge ring itself is the card's last pixel.
     (x0, y0), (x1, y1) = polygon.min(axis=0), polygon.max(axis=0)
-    assert [x0, y0, x1, y1] == pytest.approx([40, 40, 100, 132], abs=3)
-    # Without growth or rectangle outlines the same card comes out a ragged, smaller shape.
-    plain = cards_from_maps(maps, (280, 200), DetectorSettings(region_grow_px=0, rectangle_fill=0))
-    assert cv2.contourArea(plain.visible_polygons_xy[0]) < 0.9 * 60 * 92
+    assert [x0, y0, x1, y1] == pytest.approx([40, 40, 100, 132], abs=1.5)
+    assert cv2.contourArea(polygon) > 0.88 * 60 * 92
+    # Without the growth the same card comes out a pixel smaller on every side.
+    plain = cards_from_maps(maps, (280, 200), DetectorSettings(region_grow_px=0))
+    assert cv2.contourArea(plain.visible_polygons_xy[0]) < 0.85 * 60 * 92
 
 
 def test_the_card_axis_snaps_to_the_visible_rectangle_side_near_the_head() -> None:
