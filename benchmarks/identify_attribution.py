@@ -1,0 +1,100 @@
+"""Where identification through the detector loses its accuracy: calibration or game photo.
+
+    python benchmarks/identify_attribution.py --trials 6
+
+Same scenes as ``identify_bench.py`` ("4 procedural decks", white balance of the renderer's
+default), but each deck's calibration and the game photo's cards may each come from the
+detector or from the renderer's true outlines, and the game photo's detected cards may get
+their true visible outline or true full-card quad instead of the detector's. Accuracy is over
+the detected backs-up cards (as in ``identify_bench --detector real``); prints one line per
+combination ``calibration:game``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from identify_bench import CALIBRATION_K, IMAGE_WH, SEED_BASE, TEST_K, real_detections, scenario_designs
+
+from cardtally.errors import CardtallyError
+from cardtally.models.embedder.scenes import calibrate_from_scene, expected_owner, gt_detections
+from cardtally.models.synth.photo import Lighting
+from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
+from cardtally.vision.calibrate import find_cards
+from cardtally.vision.decks import DeckSet
+from cardtally.vision.detections import UNKNOWN, CardDetections
+from cardtally.vision.embed import BackEmbedder
+from cardtally.vision.identify import classify, settle_siblings
+from cardtally.vision.rectify import card_crops
+
+COMBINATIONS = ("detector:detector", "true:detector", "detector:true", "true:true",
+                "detector:true-outline", "detector:true-quad")
+
+
+def calibrated_decks(photos, names, embedder, with_detector: bool) -> DeckSet:
+    decks = DeckSet(())
+    for name, photo in zip(names, photos, strict=True):
+        found = find_cards(photo.image) if with_detector else None
+        try:
+            decks = DeckSet((*decks.profiles, calibrate_from_scene(name, photo, decks, embedder, found).profile))
+        except CardtallyError:  # refused: that deck's cards can only miss
+            pass
+    return decks
+
+
+def game_cards(kind: str, found: CardDetections, true: CardDetections) -> CardDetections:
+    """The detected cards, or the true cards they landed on, or a mix of both outlines."""
+    if kind == "detector":
+        return found
+    if kind == "true":
+        return true
+    polygons = true.visible_polygons_xy if kind == "true-outline" else found.visible_polygons_xy
+    quads = true.quad_xy if kind == "true-quad" else found.quad_xy
+    return CardDetections(quads, polygons, found.centre_xy, found.angle_deg, found.score,
+                          found.image_wh, found.strip_px)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--trials", type=int, default=6)
+    args = parser.parse_args()
+    embedder = BackEmbedder()
+    white_balance = Lighting().white_balance
+    tally = {c: [0, 0, 0] for c in COMBINATIONS}  # right, unknown, cards
+    for trial in range(args.trials):
+        rng = np.random.default_rng([SEED_BASE, trial, 4, len("procedural")])
+        designs = scenario_designs("procedural", rng, 4)
+        names = [f"deck{k}" for k in range(4)]
+        photos = [render_calibration_photo(
+            int(rng.integers(2**31)), design, image_wh=(1280, 960), deck_name=name,
+            colour_temp_k=(CALIBRATION_K, CALIBRATION_K), white_balance=white_balance)
+            for name, design in zip(names, designs, strict=True)]
+        decks = {True: calibrated_decks(photos, names, embedder, True),
+                 False: calibrated_decks(photos, names, embedder, False)}
+        scene = render_scene(int(rng.integers(2**31)), SceneOptions(
+            preset="mixed", n_decks=4, designs=designs, deck_names=names, n_cards=(40, 150),
+            image_wh=IMAGE_WH,
+            lighting=Lighting(colour_temp_k=(TEST_K, TEST_K), white_balance=white_balance)))
+        found, matched = real_detections(scene)
+        found, matched = found[matched >= 0], matched[matched >= 0]
+        true = gt_detections(scene)[matched]
+        want = expected_owner(scene, names)[matched]
+        backs = want >= 0
+        for combination in COMBINATIONS:
+            calibration, game = combination.split(":")
+            deck_set = decks[calibration == "detector"]
+            cards = game_cards(game, found, true)
+            embeddings = embedder.embed(card_crops(scene.image, cards))
+            got = settle_siblings(scene.image, cards, embeddings, deck_set, classify(embeddings, deck_set))
+            index_of = {i: names.index(n) for i, n in enumerate(deck_set.names)}
+            got = np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index])
+            tally[combination][0] += int((got[backs] == want[backs]).sum())
+            tally[combination][1] += int((got[backs] == UNKNOWN).sum())
+            tally[combination][2] += int(backs.sum())
+    for combination, (right, unknown, n) in tally.items():
+        print(f"{combination:24s} right {100 * right / n:.1f}%  UNKNOWN {100 * unknown / n:.1f}%  (cards {n})")
+
+
+if __name__ == "__main__":
+    main()
