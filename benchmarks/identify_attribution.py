@@ -15,7 +15,14 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from identify_bench import CALIBRATION_K, IMAGE_WH, SEED_BASE, TEST_K, real_detections, scenario_designs
+from identify_bench import (
+    CALIBRATION_K,
+    IMAGE_WH,
+    SEED_BASE,
+    TEST_K,
+    real_detections,
+    scenario_designs,
+)
 
 from cardtally.errors import CardtallyError
 from cardtally.models.embedder.scenes import calibrate_from_scene, expected_owner, gt_detections
@@ -37,7 +44,8 @@ def calibrated_decks(photos, names, embedder, with_detector: bool) -> DeckSet:
     for name, photo in zip(names, photos, strict=True):
         found = find_cards(photo.image) if with_detector else None
         try:
-            decks = DeckSet((*decks.profiles, calibrate_from_scene(name, photo, decks, embedder, found).profile))
+            result = calibrate_from_scene(name, photo, decks, embedder, found)
+            decks = DeckSet((*decks.profiles, result.profile))
         except CardtallyError:  # refused: that deck's cards can only miss
             pass
     return decks
@@ -86,14 +94,16 @@ def main() -> None:
             deck_set = decks[calibration == "detector"]
             cards = game_cards(game, found, true)
             embeddings = embedder.embed(card_crops(scene.image, cards))
-            got = settle_siblings(scene.image, cards, embeddings, deck_set, classify(embeddings, deck_set))
+            got = classify(embeddings, deck_set)
+            got = settle_siblings(scene.image, cards, embeddings, deck_set, got)
             index_of = {i: names.index(n) for i, n in enumerate(deck_set.names)}
             got = np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index])
             tally[combination][0] += int((got[backs] == want[backs]).sum())
             tally[combination][1] += int((got[backs] == UNKNOWN).sum())
             tally[combination][2] += int(backs.sum())
     for combination, (right, unknown, n) in tally.items():
-        print(f"{combination:24s} right {100 * right / n:.1f}%  UNKNOWN {100 * unknown / n:.1f}%  (cards {n})")
+        print(f"{combination:24s} right {100 * right / n:.1f}%  "
+              f"UNKNOWN {100 * unknown / n:.1f}%  (cards {n})")
 
 
 if __name__ == "__main__":

@@ -202,7 +202,7 @@ def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarr
     is_peak = ((centre >= dilated) & (centre >= threshold)).astype(np.uint8)
     # Touching maxima are a plateau of equal values (an int8 model's coarse steps make them
     # common): one card, one peak, the plateau pixel listed first.
-    n_plateaus, plateau_of = cv2.connectedComponents(is_peak, connectivity=8)
+    _, plateau_of = cv2.connectedComponents(is_peak, connectivity=8)
     ys, xs = np.nonzero(is_peak)
     _, first = np.unique(plateau_of[ys, xs], return_index=True)
     ys, xs = ys[first], xs[first]
