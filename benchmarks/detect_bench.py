@@ -19,12 +19,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector
 from cardtally.vision.detect_classical import detect_cards_classical
 from cardtally.vision.load import load_image
+from cardtally.vision.onnx_session import model_session
 
 TEST_SEED0 = 900_000
 STRIP_BINS = ((8, 12), (12, 20), (20, 40), (40, 1e9))
@@ -151,11 +151,8 @@ def main() -> None:
                         help="also measure this detector ONNX file (e.g. an int8 build)")
     args = parser.parse_args()
     detectors = {"cardtally": CardDetector().detect}
-    if args.model:
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        options.enable_cpu_mem_arena = False  # as the shipped session (vision/onnx_session.py)
-        session = ort.InferenceSession(str(args.model), options, providers=["CPUExecutionProvider"])
+    if args.model:  # with the session options the shipped model runs under
+        session = model_session(args.model.read_bytes(), args.model.name)
         detectors[args.model.name] = CardDetector(session).detect
     if not args.skip_baseline:
         detectors["classical"] = detect_cards_classical

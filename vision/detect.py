@@ -242,12 +242,12 @@ def cards_from_maps(
         contour = _outline(region, settings.region_grow_px) + np.array([x0, y0], np.int32)
         polygon = cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(np.float32)
         rect = cv2.minAreaRect(contour.astype(np.float32))
-        rect_axis_deg = _rect_long_axis_deg(rect)
         # After merging, a region may hold several peaks: the strongest is its centre.
         x, y = _strongest_peak(peaks, centre, region, (y0, x0))
+        rect_axis_deg = _rect_long_axis_deg(rect)
         if np.hypot(cos2, sin2) >= 0.5:
             head_deg = np.degrees(0.5 * np.arctan2(sin2, cos2))
-            theta = np.radians(_snapped_axis_deg(head_deg, rect, settings.snap_angle_deg))
+            theta = np.radians(_snapped_axis_deg(head_deg, rect_axis_deg, settings.snap_angle_deg))
         else:  # the orientation head is unsure: fall back to the visible part's own long axis
             theta = np.radians(rect_axis_deg)
         # Region pixels are output-pixel centres: +0.5 before scaling back to input pixels.
@@ -322,15 +322,14 @@ def _outline(region: np.ndarray, grow_px: int) -> np.ndarray:
     return max(contours, key=cv2.contourArea) - grow_px
 
 
-def _snapped_axis_deg(head_deg: float, rect: tuple, tolerance_deg: float) -> float:
+def _snapped_axis_deg(head_deg: float, rect_axis_deg: float, tolerance_deg: float) -> float:
     """The visible rectangle's side nearest the orientation head, if within the tolerance.
 
     Such a rectangle is bounded by card edges, so its sides are exact where the head is a few
     degrees off. (Telling by the size head whether a strip runs along or across the card was
     measured and turns more cards the wrong way than the orientation head does.)
     """
-    long_deg = _rect_long_axis_deg(rect)
-    for side_deg in (long_deg, long_deg + 90.0):
+    for side_deg in (rect_axis_deg, rect_axis_deg + 90.0):
         if abs((side_deg - head_deg + 90.0) % 180.0 - 90.0) <= tolerance_deg:
             return side_deg
     return head_deg

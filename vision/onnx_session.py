@@ -22,6 +22,13 @@ def load_packaged_model(filename: str, threads: int | None = None) -> ort.Infere
         raise CardtallyError(
             f"The model file {filename} is missing from the installation; reinstall cardtally."
         ) from None
+    return model_session(model_bytes, filename, threads)
+
+
+def model_session(
+    model_bytes: bytes, filename: str, threads: int | None = None
+) -> ort.InferenceSession:
+    """An inference session for an ONNX model's bytes, with the options cardtally runs on."""
     options = ort.SessionOptions()
     options.log_severity_level = 3
     # The detector runs on photos of every size: an arena sized for the largest one would stay

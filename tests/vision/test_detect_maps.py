@@ -76,10 +76,10 @@ def test_a_lone_card_is_outlined_by_its_whole_area() -> None:
 
 
 def test_the_card_axis_snaps_to_the_visible_rectangle_side_near_the_head() -> None:
-    rect = ((50.0, 50.0), (40.0, 20.0), 10.0)  # long side at 10 degrees, short side at 100
-    assert _snapped_axis_deg(4.0, rect, 15.0) == pytest.approx(10.0)
-    assert _snapped_axis_deg(92.0, rect, 15.0) == pytest.approx(100.0)
-    assert _snapped_axis_deg(50.0, rect, 15.0) == pytest.approx(50.0)  # neither side: the head
+    # The visible rectangle's long side at 10 degrees, its short side at 100.
+    assert _snapped_axis_deg(4.0, 10.0, 15.0) == pytest.approx(10.0)
+    assert _snapped_axis_deg(92.0, 10.0, 15.0) == pytest.approx(100.0)
+    assert _snapped_axis_deg(50.0, 10.0, 15.0) == pytest.approx(50.0)  # neither side: the head
 
 
 def test_the_survey_size_head_sets_the_scale_and_the_region_of_interest() -> None:
