@@ -99,6 +99,8 @@ class CardDetector:
     def __init__(self, session: ort.InferenceSession | None = None) -> None:
         self.session = session or load_packaged_model(DETECTOR_FILE)
         self.input_name = self.session.get_inputs()[0].name
+        #: Whether the model has the core head (channel 6; models since session 5).
+        self.has_core_head = self.session.get_outputs()[0].shape[1] > 6
 
     def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
         """Raw network maps (6 or 7, h, w): sigmoid probabilities for heads 0-2, orientation 3-4,
