@@ -5,14 +5,12 @@
 
 Validation scenes use seeds 800_000+ (training: seed * 10_000_000 + index with seed < 80;
 benchmark test split: 900_000+), so tuning never sees the test split. Prints the exact-count
-rate and card recall/precision for every combination, best first. Models with a core head
-(seven output channels) are tried with their cores as seeds as well as with the centre peaks.
+rate and card recall/precision for every combination, best first.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import itertools
 import sys
 from pathlib import Path
@@ -32,41 +30,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scenes", type=int, default=40)
     parser.add_argument("--model", type=Path, default=None, help="an ONNX file instead of the shipped model")
+    parser.add_argument("--card-px", type=float, nargs="+", default=[100.0, 120.0, 150.0],
+                        help="processing card lengths to try")
+    parser.add_argument("--shipped-sizing", action="store_true",
+                        help="only the shipped survey sizing (card size over all card pixels)")
     args = parser.parse_args()
     session = model_session(args.model.read_bytes(), args.model.name) if args.model else None
     detector = CardDetector(session)
-    has_core = detector.has_core_head
     scenes = [
         render_scene(VALIDATION_SEED0 + i, SceneOptions(n_cards=(3, 120), min_strip_px=12.0))
         for i in range(args.scenes)
     ]
-    # Seeds: ("centre", peak threshold, ()) or ("core", core threshold, split levels).
-    grid_seeds = [("centre", thr, ()) for thr in (0.08, 0.12, 0.16, 0.2)]
-    if has_core:
-        grid_seeds += [
-            ("core", thr, split)
-            for thr in (0.5, 0.6, 0.7)
-            for split in ((), tuple(level for level in (0.7, 0.8, 0.9) if level > thr))
-        ]
+    grid_thr = (0.08, 0.12, 0.16, 0.2)
     grid_merge = (0.0, 0.3)
     grid_enclosed = (0.0, 0.6)
+    grid_lone = (0.0, 0.15)
     # How the survey reads the card size: (size at centre peaks, second survey at 1280 px).
-    grid_sizing = ((False, 0), (True, 0), (True, 1280))
+    grid_sizing = ((False, 0),) if args.shipped_sizing else ((False, 0), (True, 0), (True, 1280))
     results = {}
-    for card_px, (at_peaks, fine_px) in itertools.product((100.0, 120.0, 150.0), grid_sizing):
+    for card_px, (at_peaks, fine_px) in itertools.product(args.card_px, grid_sizing):
         detect_module.TARGET_CARD_LONG_PX = card_px
         detect_module.SURVEY_SIZE_AT_PEAKS = at_peaks
         detect_module.FINE_SURVEY_LONG_SIDE_PX = fine_px
         sizing = f"{'peaks' if at_peaks else 'pixels'}{'+fine' if fine_px else ''}"
         cached = [(scene, *detector.processing_maps(scene.image)) for scene in scenes]
-        for (seed_kind, thr, split), merge, enclosed in itertools.product(grid_seeds, grid_merge, grid_enclosed):
-            if seed_kind == "centre":
-                seeds = DetectorSettings(centre_threshold=thr, core_threshold=0.0)
-            else:
-                seeds = DetectorSettings(core_threshold=thr, core_split_levels=split)
-            settings = dataclasses.replace(seeds, merge_edge_threshold=merge,
-                                           max_enclosed_card_fraction=enclosed)
-            seeds_name = f"{seed_kind}={thr:.2f}" + (f" split={','.join(f'{v:.1f}' for v in split)}" if split else "")
+        for thr, merge, enclosed, lone in itertools.product(grid_thr, grid_merge, grid_enclosed, grid_lone):
+            settings = DetectorSettings(centre_threshold=thr, merge_edge_threshold=merge,
+                                        max_enclosed_card_fraction=enclosed,
+                                        lone_card_size_tolerance=lone)
             exact = tp = fp = total = 0
             for scene, maps, wh, (factor, offset_xy) in cached:
                 dets = cards_from_maps(maps, wh, settings)
@@ -76,12 +67,12 @@ def main() -> None:
                 tp += int(matched.sum())
                 fp += false_pos
                 total += len(scene.cards)
-            results[(card_px, sizing, seeds_name, merge, enclosed)] = (
+            results[(card_px, sizing, thr, merge, enclosed, lone)] = (
                 exact / len(scenes), tp / max(1, total), tp / max(1, tp + fp))
         print(f"card_px {card_px} {sizing} done", file=sys.stderr, flush=True)
     for key, (exact, recall, precision) in sorted(results.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + kv[1][2]))):
-        print(f"card_px={key[0]:.0f} sizing={key[1]} {key[2]} merge={key[3]:.1f} "
-              f"enclosed={key[4]:.1f}  exact={exact:.3f} recall={recall:.3f} precision={precision:.3f}")
+        print(f"card_px={key[0]:.0f} sizing={key[1]} centre={key[2]:.2f} merge={key[3]:.1f} "
+              f"enclosed={key[4]:.1f} lone={key[5]:.2f}  exact={exact:.3f} recall={recall:.3f} precision={precision:.3f}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from .detections import CardDetections
 from .geometry import CARD_ASPECT, order_quad
 from .load import resize_to_long_side
 from .onnx_session import load_packaged_model
-from .regions import absorb_enclosed_regions, merge_regions
+from .regions import absorb_enclosed_regions, merge_regions, merge_split_lone_cards
 
 DETECTOR_FILE = "card_detector.onnx"
 OUTPUT_STRIDE = 2
@@ -73,13 +73,11 @@ class DetectorSettings:
     #: The orientation head is a few degrees off where the visible part's own straight edges
     #: are exact: within this many degrees, the card's axis is the visible rectangle's side.
     snap_angle_deg: float = 15.0
-    #: Where the model has a core head (channel 6), each connected core above this probability
-    #: seeds one card instead of the centre peaks (0 ignores the core head).
-    core_threshold: float = 0.5
-    #: Higher levels at which a core that holds several cores is split into them (none: off).
-    core_split_levels: tuple[float, ...] = (0.7, 0.85)
-    #: Cores smaller than this many output pixels are noise, not cards.
-    min_core_px: int = 3
+    #: Touching regions that lie apart from all others and together make one card's shape,
+    #: within this fraction of the card length expected there, are one card (0 turns this off:
+    #: on the validation scenes it gains precision in spread layouts and loses a little recall
+    #: and exact counts in mixed ones; docs/BENCHMARKS.md).
+    lone_card_size_tolerance: float = 0.0
 
 
 def network_input(image_bgr: np.ndarray) -> np.ndarray:
@@ -99,17 +97,14 @@ class CardDetector:
     def __init__(self, session: ort.InferenceSession | None = None) -> None:
         self.session = session or load_packaged_model(DETECTOR_FILE)
         self.input_name = self.session.get_inputs()[0].name
-        #: Whether the model has the core head (channel 6; models since session 5).
-        self.has_core_head = self.session.get_outputs()[0].shape[1] > 6
 
     def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
-        """Raw network maps (6 or 7, h, w): sigmoid probabilities for heads 0-2, orientation 3-4,
-        log2 of the card length in output pixels 5, and (newer models) the core probability 6."""
+        """Raw network maps (6, h, w): sigmoid probabilities for heads 0-2, orientation 3-4,
+        log2 of the card length in output pixels 5."""
         height, width = image_bgr.shape[:2]
         maps = self.session.run(None, {self.input_name: network_input(image_bgr)})[0][0]
         maps = maps[:, : height // OUTPUT_STRIDE, : width // OUTPUT_STRIDE]
         maps[:3] = 1.0 / (1.0 + np.exp(-maps[:3]))
-        maps[6:] = 1.0 / (1.0 + np.exp(-maps[6:]))
         return maps
 
     def detect(
@@ -220,93 +215,26 @@ def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarr
     return np.stack([xs[order], ys[order]], axis=1)
 
 
-def find_cores(
-    core: np.ndarray, foreground: np.ndarray, levels: tuple[float, ...], min_px: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Connected cores of the core map, one per card.
-
-    A core at the first level that holds two or more cores (of at least ``min_px`` pixels) at a
-    higher level is several cards whose cores the network blurred together (a tight shingled
-    row): it is replaced by them, recursively, as in a component tree. Returns (n, 2) integer
-    x, y of each core's strongest pixel (strongest core first) and an int32 label image: core
-    k (in that order) is labelled k + 1, everything else 0. 4-connected, so that the cores of
-    two neighbouring strips touching at a corner stay apart.
-    """
-    on_card = foreground >= 0.3
-    labelings = []
-    for level in levels:
-        n_labels, labels, stats, _ = cv2.connectedComponentsWithStats(
-            ((core >= level) & on_card).astype(np.uint8), connectivity=4
-        )
-        big = stats[:, cv2.CC_STAT_AREA] >= min_px
-        big[0] = False
-        labelings.append((n_labels, labels, big))
-    # Bottom-up: the cores each component stands for, as (level, label) pairs.
-    n_top, _, big_top = labelings[-1]
-    chosen = [[(len(levels) - 1, j)] if big_top[j] else [] for j in range(n_top)]
-    for i in range(len(levels) - 2, -1, -1):
-        n_labels, labels, big = labelings[i]
-        _, child_labels, _ = labelings[i + 1]
-        # Each component one level up lies inside exactly one component here (nested sets).
-        children, first = np.unique(child_labels.ravel(), return_index=True)
-        parent = labels.ravel()[first]
-        below: list[list[tuple[int, int]]] = [[] for _ in range(n_labels)]
-        for child, owner in zip(children.tolist(), parent.tolist(), strict=True):
-            if child and owner:
-                below[owner].extend(chosen[child])
-        chosen = [
-            (below[j] if len(below[j]) >= 2 else [(i, j)]) if big[j] else [] for j in range(n_labels)
-        ]
-    picked = [pair for pairs in chosen for pair in pairs]
-    if not picked:
-        return np.zeros((0, 2), np.int64), np.zeros(core.shape, np.int32)
-    label_image = np.zeros(core.shape, np.int32)
-    for k, (i, j) in enumerate(picked):
-        n_labels, labels, _ = labelings[i]
-        lookup = np.zeros(n_labels, np.int32)
-        lookup[j] = k + 1
-        label_image += lookup[labels]
-    flat = label_image.ravel()
-    index = np.flatnonzero(flat)
-    # Strongest pixel of each core: sort by strength once, take each label's first.
-    index = index[np.argsort(-core.ravel()[index], kind="stable")]
-    _, first = np.unique(flat[index], return_index=True)
-    best = index[np.sort(first)]
-    renumber = np.zeros(len(picked) + 1, np.int32)
-    renumber[flat[best]] = np.arange(1, len(best) + 1, dtype=np.int32)
-    ys, xs = np.divmod(best, core.shape[1])
-    return np.stack([xs, ys], axis=1), renumber[label_image]
-
-
 def cards_from_maps(
     maps: np.ndarray, image_wh: tuple[int, int], settings: DetectorSettings = DetectorSettings()
 ) -> CardDetections:
-    """Turn the network maps into cards: one per core (or centre peak), regions by watershed."""
-    foreground, edge = maps[0], maps[1]
+    """Turn the network maps into cards: one per centre peak, regions by watershed."""
+    foreground, edge, centre = maps[0], maps[1], maps[2]
+    peaks = find_peaks(centre, settings.centre_threshold, settings.peak_window_px)
+    peaks = peaks[foreground[peaks[:, 1], peaks[:, 0]] >= 0.3] if len(peaks) else peaks
+    if len(peaks) == 0:
+        return CardDetections.empty(image_wh)
     out_h, out_w = foreground.shape
     markers = np.zeros((out_h, out_w), np.int32)
-    if maps.shape[0] > 6 and settings.core_threshold > 0:
-        centre = maps[6]
-        peaks, core_labels = find_cores(
-            centre, foreground, (settings.core_threshold, *settings.core_split_levels), settings.min_core_px
-        )
-        if len(peaks) == 0:
-            return CardDetections.empty(image_wh)
-        markers[core_labels > 0] = core_labels[core_labels > 0] + 1
-    else:
-        centre = maps[2]
-        peaks = find_peaks(centre, settings.centre_threshold, settings.peak_window_px)
-        peaks = peaks[foreground[peaks[:, 1], peaks[:, 0]] >= 0.3] if len(peaks) else peaks
-        if len(peaks) == 0:
-            return CardDetections.empty(image_wh)
-        for k, (x, y) in enumerate(peaks):
-            markers[y, x] = k + 2
-    markers[(foreground < settings.foreground_threshold * 0.6) & (markers == 0)] = 1  # table
+    markers[foreground < settings.foreground_threshold * 0.6] = 1  # table
+    for k, (x, y) in enumerate(peaks):
+        markers[y, x] = k + 2
     # Watershed floods from the peaks; card edges are the ridges where floods meet.
     relief = np.clip(edge * 255.0, 0, 255).astype(np.uint8)
     cv2.watershed(cv2.merge([relief, relief, relief]), markers)
     markers = merge_regions(markers, edge, settings.merge_edge_threshold)
     markers = absorb_enclosed_regions(markers, maps[5], settings.max_enclosed_card_fraction)
+    markers = merge_split_lone_cards(markers, maps[5], settings.lone_card_size_tolerance)
 
     polygons, quads, centres, angles, scores, strips = [], [], [], [], [], []
     for _, (y0, x0), region in _regions(markers, len(peaks)):

@@ -141,3 +141,73 @@ def absorb_enclosed_regions(markers: np.ndarray, log_size: np.ndarray,
                 other.add(outer)
         neighbours[outer].discard(label)
     return merged
+
+
+def _rect_of(points_xy: np.ndarray) -> tuple[float, float, float]:
+    """(long side, short side, area) of the pixels' minimum-area rectangle, pixel extents."""
+    (_, _), (rect_w, rect_h), _ = cv2.minAreaRect(points_xy.astype(np.float32))
+    long_px, short_px = max(rect_w, rect_h) + 1.0, min(rect_w, rect_h) + 1.0
+    return long_px, short_px, long_px * short_px
+
+
+def merge_split_lone_cards(
+    markers: np.ndarray, log_size: np.ndarray, size_tolerance: float,
+    min_fill: float = 0.88, aspect_range: tuple[float, float] = (0.55, 0.92), gap_px: int = 2,
+) -> np.ndarray:
+    """``markers`` with every lone card that the heads cut in pieces made whole again.
+
+    A printed band, a white text panel or a pip row across a back can leave one card as two or
+    three regions, touching or a few pixels apart. Where such a group lies apart from every
+    other region (a card lying alone: spread layouts and calibration photos), fills its convex
+    hull, has a card's proportions (a tilted camera makes cards trapezoids: ``aspect_range``)
+    and a card's length, it is one card. The length expected at each place is the size head's
+    reading (``log_size``, log2 of the card's long side in these pixels) scaled by how the size
+    head reads the photo's lone whole-looking cards; without any such card nothing is merged.
+    Groups in rows, fans and piles are never merged: there two strips can add up to a card.
+    A lone pair of a whole card and a sliver of the card beneath it can still pass for one
+    card; that is what this rule costs in mixed layouts.
+    """
+    if size_tolerance <= 0:
+        return markers
+    regions = (markers >= 2).astype(np.uint8)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * gap_px + 1, 2 * gap_px + 1))
+    # Pieces a watershed line or a thin strip of "table" apart belong to one group.
+    n_groups, group_of = cv2.connectedComponents(
+        cv2.morphologyEx(regions, cv2.MORPH_CLOSE, kernel), connectivity=8
+    )
+    on_region = markers >= 2
+    stride = int(markers.max()) + 1
+    pairs = np.unique(group_of[on_region].astype(np.int64) * stride + markers[on_region])
+    members_of: dict[int, list[int]] = {}
+    for group, label in zip(*(part.tolist() for part in np.divmod(pairs, stride)), strict=True):
+        members_of.setdefault(group, []).append(label)
+
+    def card_like(mask: np.ndarray) -> tuple[float, float] | None:
+        """(long side, size head's length) of a card-like mask, or None."""
+        ys, xs = np.nonzero(mask)
+        points = np.stack([xs, ys], axis=1).astype(np.float32)
+        hull_area = cv2.contourArea(cv2.convexHull(points)) + 0.5 * len(cv2.convexHull(points)) + 1
+        (_, _), (rect_w, rect_h), _ = cv2.minAreaRect(points)
+        long_px, short_px = max(rect_w, rect_h) + 1.0, min(rect_w, rect_h) + 1.0
+        if len(xs) < min_fill * hull_area or not aspect_range[0] <= short_px / long_px <= aspect_range[1]:
+            return None
+        return long_px, float(2.0 ** np.median(log_size[ys, xs]))
+
+    # How the size head reads this photo: its length over the measured length of whole cards.
+    readings = [
+        shape
+        for group, members in members_of.items()
+        if len(members) == 1 and (shape := card_like(group_of == group)) is not None
+    ]
+    if not readings:
+        return markers
+    head_over_true = float(np.median([head / long_px for long_px, head in readings]))
+    merged = markers.copy()
+    for group, members in members_of.items():
+        if len(members) < 2:
+            continue
+        group_mask = group_of == group
+        shape = card_like(group_mask)
+        if shape is not None and abs(shape[0] * head_over_true / shape[1] - 1.0) <= size_tolerance:
+            merged[group_mask] = min(members)
+    return merged

@@ -71,7 +71,6 @@ def render_samples(seed: int, crop_px: int) -> list[tuple[np.ndarray, dict[str, 
             "centre": targets.centre,
             "orient": targets.orient,
             "log_size": targets.log_size,
-            "core": targets.core,
         }
         samples.append((np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps))
     return samples

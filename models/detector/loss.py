@@ -19,7 +19,7 @@ def centre_focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tenso
 def detector_loss(
     out: torch.Tensor, maps: dict[str, torch.Tensor]
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """Total loss and its parts for logging. ``out`` is (N, 7, h, w) from CardNet."""
+    """Total loss and its parts for logging. ``out`` is (N, 6, h, w) from CardNet."""
     fg_t, edge_t = maps["foreground"], maps["edge"]
     fg = F.binary_cross_entropy_with_logits(out[:, 0], fg_t)
     edge = F.binary_cross_entropy_with_logits(
@@ -32,15 +32,12 @@ def detector_loss(
     # Zero marks pixels without a usable size (table, broken quads); real sizes are >= 2^3.
     has_size = maps["log_size"].gt(0.5).float()
     size = (size_err * has_size).sum() / has_size.sum().clamp(min=1.0)
-    # Soft targets in [0, 1]: BCE pulls the logits to each pixel's share of its part's depth.
-    core = F.binary_cross_entropy_with_logits(out[:, 6], maps["core"])
-    total = fg + 2.0 * edge + centre + 0.5 * orient + 0.5 * size + 2.0 * core
+    total = fg + 2.0 * edge + centre + 0.5 * orient + 0.5 * size
     parts = {
         "fg": float(fg),
         "edge": float(edge),
         "centre": float(centre),
         "orient": float(orient),
         "size": float(size),
-        "core": float(core),
     }
     return total, parts

@@ -7,10 +7,6 @@ Heads (channels of the output, all at half the input resolution):
 3, 4 orient   - cos(2*theta), sin(2*theta) of the card's long axis (theta mod 180 deg)
 5 log_size    - log2 of the long side of the card under this pixel, in output pixels; read on
                 the low-resolution survey pass to choose the processing scale
-6 core        - logit: distance to the visible part's boundary over the part's deepest
-                distance (``targets.DetectorTargets.core``); its cores above one half are the
-                cards (session 5; from its own small branch, so the first six heads of a
-                checkpoint without it load unchanged)
 """
 
 from __future__ import annotations
@@ -21,7 +17,7 @@ from torch.nn import functional as F
 
 from .targets import OUTPUT_STRIDE  # noqa: F401  (re-exported: the stride is the network's)
 
-HEAD_NAMES = ("foreground", "edge", "centre", "orient_cos", "orient_sin", "log_size", "core")
+HEAD_NAMES = ("foreground", "edge", "centre", "orient_cos", "orient_sin", "log_size")
 
 
 def _conv_bn(c_in: int, c_out: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
@@ -77,20 +73,13 @@ class CardNet(nn.Module):
         self.up3 = _Up(4 * w, 3 * w, 3 * w)
         self.up2 = _Up(3 * w, w + w // 2, w + w // 2)
         self.up1 = _Up(w + w // 2, w, w)
-        self.head = nn.Conv2d(w, len(HEAD_NAMES) - 1, 1)
-        # The core map needs a receptive field of half a card's width at stride 2 on top of
-        # the decoder's features: two dilated layers, reading the other heads' logits too.
-        self.core_head = nn.Sequential(
-            _conv_bn(w + len(HEAD_NAMES) - 1, w, dilation=2),
-            _conv_bn(w, w, dilation=4),
-            nn.Conv2d(w, 1, 1),
-        )
+        self.head = nn.Conv2d(w, len(HEAD_NAMES), 1)
         # Start from the prior that few pixels are edges or centres (CenterNet's focal-loss init).
         with torch.no_grad():
             self.head.bias[1:3].fill_(-4.0)
 
     def forward(self, image: torch.Tensor) -> torch.Tensor:
-        """``image``: (N, 3, H, W) RGB in [0, 1]; returns (N, 7, H/2, W/2) raw head outputs."""
+        """``image``: (N, 3, H, W) RGB in [0, 1]; returns (N, 6, H/2, W/2) raw head outputs."""
         x = (image - 0.45) / 0.25
         s1 = self.stem(x)
         s2 = self.down2(s1)
@@ -102,7 +91,6 @@ class CardNet(nn.Module):
         x = self.up2(x, s2)
         x = self.up1(x, s1)
         out = self.head(x)
-        core = self.core_head(torch.cat([x, out.detach()], dim=1))
         # Orientation as a unit vector; the other heads stay logits.
         orient = F.normalize(out[:, 3:5], dim=1, eps=1e-6)
-        return torch.cat([out[:, :3], orient, out[:, 5:], core], dim=1)
+        return torch.cat([out[:, :3], orient, out[:, 5:]], dim=1)

@@ -29,11 +29,6 @@ class DetectorTargets:
     #: card's quad is unusable (the renderer's lens model can throw far off-image corners away)
     log_size: np.ndarray
     centres_xy: np.ndarray  # (n, 2) float32 centre points in output pixels
-    #: (h, w) float32 distance to the visible part's boundary over the part's deepest distance:
-    #: 1 on each part's medial axis, falling to 0 at every card edge. Thresholded at one half it
-    #: leaves one core per visible part, strips included; unlike a single peak point it is a
-    #: local quantity (no need to see where a long strip ends), so a small network learns it.
-    core: np.ndarray
 
 
 def visible_part_centre(mask: np.ndarray) -> tuple[float, float, float]:
@@ -43,7 +38,7 @@ def visible_part_centre(mask: np.ndarray) -> tuple[float, float, float]:
     ambiguous along a straight strip; so take, among the points at least 60% as deep as the
     deepest, the one nearest the centroid. Returns (x, y, depth_px).
     """
-    depth = part_depth(mask)
+    depth = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
     deepest = float(depth.max())
     ys, xs = np.nonzero(mask)
     centroid = np.array([xs.mean(), ys.mean()])
@@ -51,11 +46,6 @@ def visible_part_centre(mask: np.ndarray) -> tuple[float, float, float]:
     dist2 = (cand_x - centroid[0]) ** 2 + (cand_y - centroid[1]) ** 2
     k = int(np.argmin(dist2))
     return float(cand_x[k]), float(cand_y[k]), deepest
-
-
-def part_depth(mask: np.ndarray) -> np.ndarray:
-    """Distance (pixels) from each pixel of ``mask`` to the nearest pixel outside it."""
-    return cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
 
 
 def long_axis_angle_rad(quad_xy: np.ndarray) -> float:
@@ -91,7 +81,6 @@ def detector_targets(
     centre = np.zeros((out_h, out_w), np.float32)
     orient = np.zeros((2, out_h, out_w), np.float32)
     log_size = np.zeros((out_h, out_w), np.float32)
-    core = np.zeros((out_h, out_w), np.float32)
     centres: list[tuple[float, float]] = []
     yy, xx = np.mgrid[0:out_h, 0:out_w]
     for card_index in np.unique(owner[owner >= 0]):
@@ -103,9 +92,6 @@ def detector_targets(
         sub[1:-1, 1:-1] = mask[y0:y1, x0:x1]
         cx, cy, depth = visible_part_centre(sub)
         cx, cy = cx - 1 + x0, cy - 1 + y0
-        part_core = part_depth(sub)[1:-1, 1:-1] / max(depth, 1.0)
-        inside = mask[y0:y1, x0:x1]
-        core[y0:y1, x0:x1][inside] = part_core[inside]
         centres.append((cx, cy))
         sigma = float(np.clip(depth / 2.0, 1.0, 4.0))
         r = int(3 * sigma) + 1
@@ -127,5 +113,4 @@ def detector_targets(
         orient=orient,
         log_size=log_size,
         centres_xy=np.array(centres, np.float32).reshape(-1, 2),
-        core=core,
     )

@@ -37,15 +37,7 @@ def train(args: argparse.Namespace) -> None:
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "last.pt"
     model = CardNet(width=args.width)
-    # A head new to the checkpoint learns at the full rate; the trained trunk at a fraction of
-    # it (warm restarts at 1e-3 cost the trunk more than CPU-length runs win back).
-    new_head = [p for name, p in model.named_parameters() if name.startswith("core_head.")]
-    trunk = [p for name, p in model.named_parameters() if not name.startswith("core_head.")]
-    optimiser = torch.optim.AdamW(
-        [{"params": trunk, "lr_scale": args.trunk_lr_scale}, {"params": new_head, "lr_scale": 1.0}],
-        lr=args.lr,
-        weight_decay=1e-4,
-    )
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if ckpt_path.exists():
         state = torch.load(ckpt_path, map_location="cpu")
@@ -74,7 +66,7 @@ def train(args: argparse.Namespace) -> None:
         if step >= args.steps or (time.time() - started) > args.minutes * 60:
             break
         for group in optimiser.param_groups:
-            group["lr"] = _lr_at(step, args.steps, args.lr) * group["lr_scale"]
+            group["lr"] = _lr_at(step, args.steps, args.lr)
         loss, parts = detector_loss(model(images), maps)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
@@ -129,8 +121,6 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--save-every", type=int, default=100)
-    parser.add_argument("--trunk-lr-scale", type=float, default=1.0,
-                        help="learning-rate factor for everything but the core head")
     parser.add_argument("--init-from", default=None, help="model weights (.pt state dict) to start from")
     train(parser.parse_args())
 

@@ -34,16 +34,3 @@ def test_a_broken_quad_gives_no_size_target():
     targets = detector_targets(owner, quads)
     assert targets.log_size[15, 30] == 0.0
     assert targets.log_size[15, 8] == pytest.approx(np.log2(20))
-
-
-def test_core_is_one_on_each_visible_part_and_falls_to_its_edges():
-    owner, quads = _two_cards()
-    core = detector_targets(owner, quads).core
-    assert core.shape == (32, 48) and core.max() == pytest.approx(1.0)
-    assert core[2, 2] == 0.0  # table
-    # Each part reaches 1 on its own medial axis, whatever its width.
-    assert core[4:24, 4:15].max() == pytest.approx(1.0)  # card 0's free part (14 px wide)
-    assert core[10:20, 15:45].max() == pytest.approx(1.0)  # card 1 (10 px wide)
-    # Where card 1 lies on card 0 the cores part: both fall below one half at the shared edge.
-    assert core[15, 14] < 0.5 and core[15, 15] < 0.5
-    assert (core[(core > 0)] <= 1.0).all()

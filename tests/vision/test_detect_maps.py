@@ -10,7 +10,6 @@ from cardtally.vision.detect import (
     DetectorSettings,
     _snapped_axis_deg,
     cards_from_maps,
-    find_cores,
     find_peaks,
     plan_processing,
 )
@@ -153,47 +152,32 @@ class _NoSession:
         return [type("Input", (), {"name": "image"})()]
 
 
-def _core_maps(rects: list[tuple[int, int, int, int]], shape=(100, 140)) -> np.ndarray:
-    """Seven-channel maps whose core head marks each part's normalised depth."""
-    maps = np.concatenate([_maps_for_rects(rects, shape), np.zeros((1,) + shape, np.float32)])
-    maps[2] = 0.0  # the centre head is silent: the cores alone must find the cards
-    for x0, y0, x1, y1 in rects:
-        part = np.zeros(shape, np.uint8)
-        part[y0:y1, x0:x1] = 1
-        depth = cv2.distanceTransform(np.pad(part, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
-        maps[6][part > 0] = (depth / depth.max())[part > 0]
+_LONE = DetectorSettings(lone_card_size_tolerance=0.15)
+
+
+def _with_size(maps: np.ndarray, card_long_px: float) -> np.ndarray:
+    maps[5][maps[0] > 0] = np.log2(card_long_px)
     return maps
 
 
-def test_cores_find_touching_strips_without_centre_peaks() -> None:
-    maps = _core_maps([(10, 10, 24, 70), (24, 10, 38, 70), (38, 10, 80, 70)])
-    dets = cards_from_maps(maps, (280, 200))
-    assert len(dets) == 3
-    assert sorted((dets.centre_xy[:, 0] // 2).astype(int).tolist()) == [16, 30, 58]
-    # The same maps read by their (silent) centre head find nothing.
-    assert len(cards_from_maps(maps, (280, 200), DetectorSettings(core_threshold=0.0))) == 0
+def test_a_lone_card_cut_in_two_by_its_print_is_one_card() -> None:
+    # Card 30 x 46 output px cut across by a printed band, beside a whole card of the same size.
+    maps = _with_size(_maps_for_rects([(20, 20, 50, 43), (20, 43, 50, 66), (80, 20, 110, 66)]), 46)
+    assert len(cards_from_maps(maps, (280, 200))) == 3  # off by default
+    dets = cards_from_maps(maps, (280, 200), _LONE)
+    assert len(dets) == 2
+    polygon = max(dets.visible_polygons_xy, key=lambda p: cv2.contourArea(p) if p[:, 0].max() < 110 else 0)
+    assert cv2.contourArea(polygon) > 0.85 * 60 * 92  # the whole card, in input pixels
 
 
-def test_find_cores_drops_specks_and_orders_strongest_first() -> None:
-    core = np.zeros((20, 30), np.float32)
-    core[2:6, 2:8] = 0.7
-    core[4, 4] = 0.8
-    core[10:16, 10:20] = 0.9
-    core[18, 28] = 0.95  # a single pixel: noise
-    peaks, labels = find_cores(core, np.ones_like(core), (0.5,), 3)
-    assert peaks.tolist() == [[10, 10], [4, 4]]
-    assert labels[12, 15] == 1 and labels[3, 3] == 2 and labels[18, 28] == 0
+def test_strips_of_a_row_are_never_joined_into_a_card() -> None:
+    # Two half-card strips under a whole card: the strips alone would make a card's shape,
+    # but they touch the top card, so they stay two cards.
+    rects = [(20, 10, 50, 33), (20, 33, 50, 56), (20, 56, 50, 102), (80, 20, 110, 66)]
+    maps = _with_size(_maps_for_rects(rects, shape=(120, 160)), 46)
+    assert len(cards_from_maps(maps, (320, 240), _LONE)) == 4
 
 
-def test_a_core_holding_two_stronger_cores_is_two_cards() -> None:
-    core = np.zeros((20, 40), np.float32)
-    core[5:15, 5:35] = 0.6  # two strips' cores blurred together at 0.5 ...
-    core[6:14, 7:17] = 0.9  # ... but apart at 0.7 and above
-    core[6:14, 22:33] = 0.8
-    core[8, 30] = 0.95
-    peaks, labels = find_cores(core, np.ones_like(core), (0.5, 0.7, 0.85), 3)
-    assert len(peaks) == 2 and labels[10, 10] != labels[10, 25]
-    # A lone bump above 0.85 (one pixel, below min_px) does not split the right-hand core.
-    assert labels[8, 30] == labels[10, 25]
-    # Without the higher levels they stay one core.
-    assert len(find_cores(core, np.ones_like(core), (0.5,), 3)[0]) == 1
+def test_without_a_whole_card_to_measure_nothing_is_joined() -> None:
+    maps = _with_size(_maps_for_rects([(20, 20, 50, 43), (20, 43, 50, 66)]), 46)
+    assert len(cards_from_maps(maps, (280, 200), _LONE)) == 2
