@@ -143,13 +143,6 @@ def absorb_enclosed_regions(markers: np.ndarray, log_size: np.ndarray,
     return merged
 
 
-def _rect_of(points_xy: np.ndarray) -> tuple[float, float, float]:
-    """(long side, short side, area) of the pixels' minimum-area rectangle, pixel extents."""
-    (_, _), (rect_w, rect_h), _ = cv2.minAreaRect(points_xy.astype(np.float32))
-    long_px, short_px = max(rect_w, rect_h) + 1.0, min(rect_w, rect_h) + 1.0
-    return long_px, short_px, long_px * short_px
-
-
 def merge_split_lone_cards(
     markers: np.ndarray, log_size: np.ndarray, size_tolerance: float,
     min_fill: float = 0.88, aspect_range: tuple[float, float] = (0.55, 0.92), gap_px: int = 2,
@@ -172,7 +165,7 @@ def merge_split_lone_cards(
     regions = (markers >= 2).astype(np.uint8)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * gap_px + 1, 2 * gap_px + 1))
     # Pieces a watershed line or a thin strip of "table" apart belong to one group.
-    n_groups, group_of = cv2.connectedComponents(
+    _, group_of, group_stats, _ = cv2.connectedComponentsWithStats(
         cv2.morphologyEx(regions, cv2.MORPH_CLOSE, kernel), connectivity=8
     )
     on_region = markers >= 2
@@ -182,11 +175,18 @@ def merge_split_lone_cards(
     for group, label in zip(*(part.tolist() for part in np.divmod(pairs, stride)), strict=True):
         members_of.setdefault(group, []).append(label)
 
-    def card_like(mask: np.ndarray) -> tuple[float, float] | None:
-        """(long side, size head's length) of a card-like mask, or None."""
-        ys, xs = np.nonzero(mask)
+    def group_pixels(group: int) -> tuple[np.ndarray, np.ndarray]:
+        x0, y0, box_w, box_h = group_stats[group, :4]
+        ys, xs = np.nonzero(group_of[y0 : y0 + box_h, x0 : x0 + box_w] == group)
+        return ys + y0, xs + x0
+
+    def card_like(group: int) -> tuple[float, float] | None:
+        """(long side, size head's length) of a card-like group, or None."""
+        ys, xs = group_pixels(group)
         points = np.stack([xs, ys], axis=1).astype(np.float32)
-        hull_area = cv2.contourArea(cv2.convexHull(points)) + 0.5 * len(cv2.convexHull(points)) + 1
+        hull = cv2.convexHull(points)
+        # The hull runs through pixel centres: half a pixel more all round.
+        hull_area = cv2.contourArea(hull) + 0.5 * cv2.arcLength(hull, True) + 1.0
         (_, _), (rect_w, rect_h), _ = cv2.minAreaRect(points)
         long_px, short_px = max(rect_w, rect_h) + 1.0, min(rect_w, rect_h) + 1.0
         if len(xs) < min_fill * hull_area or not aspect_range[0] <= short_px / long_px <= aspect_range[1]:
@@ -197,7 +197,7 @@ def merge_split_lone_cards(
     readings = [
         shape
         for group, members in members_of.items()
-        if len(members) == 1 and (shape := card_like(group_of == group)) is not None
+        if len(members) == 1 and (shape := card_like(group)) is not None
     ]
     if not readings:
         return markers
@@ -206,8 +206,7 @@ def merge_split_lone_cards(
     for group, members in members_of.items():
         if len(members) < 2:
             continue
-        group_mask = group_of == group
-        shape = card_like(group_mask)
+        shape = card_like(group)
         if shape is not None and abs(shape[0] * head_over_true / shape[1] - 1.0) <= size_tolerance:
-            merged[group_mask] = min(members)
+            merged[group_pixels(group)] = min(members)
     return merged
