@@ -36,18 +36,19 @@ def train(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "last.pt"
-    model = CardNet(width=args.width)
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    model = CardNet(width=args.width).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if ckpt_path.exists():
-        state = torch.load(ckpt_path, map_location="cpu")
+        state = torch.load(ckpt_path, map_location=device)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         step = state["step"]
         print(f"resumed at step {step}", flush=True)
     elif args.init_from:
         # Weights only (e.g. the shipped model's): a fresh optimiser and schedule from step 0.
-        _load_matching(model, torch.load(args.init_from, map_location="cpu"))
+        _load_matching(model, torch.load(args.init_from, map_location=device))
         print(f"initialised from {args.init_from}", flush=True)
     # Each rendered scene gives two crops.
     data = RenderedCrops(args.seed, step * args.batch // 2, args.crop)
@@ -57,12 +58,16 @@ def train(args: argparse.Namespace) -> None:
         num_workers=args.workers,
         prefetch_factor=4 if args.workers else None,
         worker_init_fn=_worker_init,
+        pin_memory=device.type == "cuda",
     )
     model.train()
     started = time.time()
     log = (out / "log.jsonl").open("a")
     running: dict[str, float] = {}
+    print(f"training on {device}", flush=True)
     for images, maps in loader:
+        images = images.to(device, non_blocking=True)
+        maps = {key: value.to(device, non_blocking=True) for key, value in maps.items()}
         if step >= args.steps or (time.time() - started) > args.minutes * 60:
             break
         for group in optimiser.param_groups:
@@ -119,7 +124,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--width", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1,
+                        help="render processes (the renderer, not the network, bounds a GPU run)")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda where available)")
     parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--init-from", default=None, help="model weights (.pt state dict) to start from")
     train(parser.parse_args())
