@@ -20,6 +20,7 @@ from cardtally.vision.detect import CardDetector, cards_from_maps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detect_bench import match_cards  # noqa: E402
+from tune_detector import validation_seed0  # noqa: E402
 
 VARIANTS = {
     "network maps": (),
@@ -36,12 +37,11 @@ def main() -> None:
     parser.add_argument("--preset", default="mixed")
     args = parser.parse_args()
     detector = CardDetector()
-    seed0 = 800_000 if args.preset == "mixed" else 810_000
     tally = {name: [0, 0, 0, 0] for name in VARIANTS}  # exact scenes, matched, false, cards
     for i in range(args.scenes):
         options = SceneOptions(preset=args.preset, n_cards=(3, 120), image_wh=(1024, 768),
                                card_px=(100.0, 140.0), min_strip_px=12.0)
-        scene = render_scene(seed0 + i, options)
+        scene = render_scene(validation_seed0(args.preset) + i, options)
         maps = detector.predict_maps(scene.image)
         truth = detector_targets(scene.owner_map, [card.quad_xy for card in scene.cards])
         height, width = maps.shape[1:]

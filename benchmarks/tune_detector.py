@@ -3,9 +3,10 @@
     python benchmarks/tune_detector.py --scenes 40
     python benchmarks/tune_detector.py --scenes 30 --model runs/candidate.onnx
 
-Validation scenes use seeds 800_000+ (one layout with --preset: 810_000+; training: seed * 10_000_000 + index with seed < 80;
-benchmark test split: 900_000+), so tuning never sees the test split. Prints the exact-count
-rate and card recall/precision for every combination, best first.
+Validation scenes use seeds 800_000+ (one layout with --preset: 810_000+; training:
+seed * 10_000_000 + index with seed < 80; benchmark test split: 900_000+), so tuning never sees
+the test split. Prints the exact-count rate and card recall/precision for every combination,
+best first.
 """
 
 from __future__ import annotations
@@ -26,10 +27,16 @@ from detect_bench import match_cards  # noqa: E402
 VALIDATION_SEED0 = 800_000
 
 
+def validation_seed0(preset: str) -> int:
+    """First validation seed of a layout: mixed scenes from 800,000, one layout from 810,000."""
+    return VALIDATION_SEED0 + (0 if preset == "mixed" else 10_000)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scenes", type=int, default=40)
-    parser.add_argument("--model", type=Path, default=None, help="an ONNX file instead of the shipped model")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="an ONNX file instead of the shipped model")
     parser.add_argument("--card-px", type=float, nargs="+", default=[100.0, 120.0, 150.0],
                         help="processing card lengths to try")
     parser.add_argument("--preset", default="mixed", help="layout of the validation scenes")
@@ -38,11 +45,8 @@ def main() -> None:
     args = parser.parse_args()
     session = model_session(args.model.read_bytes(), args.model.name) if args.model else None
     detector = CardDetector(session)
-    seed0 = VALIDATION_SEED0 + (0 if args.preset == "mixed" else 10_000)
-    scenes = [
-        render_scene(seed0 + i, SceneOptions(preset=args.preset, n_cards=(3, 120), min_strip_px=12.0))
-        for i in range(args.scenes)
-    ]
+    options = SceneOptions(preset=args.preset, n_cards=(3, 120), min_strip_px=12.0)
+    scenes = [render_scene(validation_seed0(args.preset) + i, options) for i in range(args.scenes)]
     grid_thr = (0.08, 0.12, 0.16, 0.2)
     grid_merge = (0.0, 0.3)
     grid_enclosed = (0.0, 0.6)
@@ -56,7 +60,8 @@ def main() -> None:
         detect_module.FINE_SURVEY_LONG_SIDE_PX = fine_px
         sizing = f"{'peaks' if at_peaks else 'pixels'}{'+fine' if fine_px else ''}"
         cached = [(scene, *detector.processing_maps(scene.image)) for scene in scenes]
-        for thr, merge, enclosed, lone in itertools.product(grid_thr, grid_merge, grid_enclosed, grid_lone):
+        grid = itertools.product(grid_thr, grid_merge, grid_enclosed, grid_lone)
+        for thr, merge, enclosed, lone in grid:
             settings = DetectorSettings(centre_threshold=thr, merge_edge_threshold=merge,
                                         max_enclosed_card_fraction=enclosed,
                                         lone_card_size_tolerance=lone)
@@ -74,7 +79,8 @@ def main() -> None:
         print(f"card_px {card_px} {sizing} done", file=sys.stderr, flush=True)
     for key, (exact, recall, precision) in sorted(results.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + kv[1][2]))):
         print(f"card_px={key[0]:.0f} sizing={key[1]} centre={key[2]:.2f} merge={key[3]:.1f} "
-              f"enclosed={key[4]:.1f} lone={key[5]:.2f}  exact={exact:.3f} recall={recall:.3f} precision={precision:.3f}")
+              f"enclosed={key[4]:.1f} lone={key[5]:.2f}  exact={exact:.3f} recall={recall:.3f} "
+              f"precision={precision:.3f}")
 
 
 if __name__ == "__main__":

@@ -189,7 +189,8 @@ def merge_split_lone_cards(
         hull_area = cv2.contourArea(hull) + 0.5 * cv2.arcLength(hull, True) + 1.0
         (_, _), (rect_w, rect_h), _ = cv2.minAreaRect(points)
         long_px, short_px = max(rect_w, rect_h) + 1.0, min(rect_w, rect_h) + 1.0
-        if len(xs) < min_fill * hull_area or not aspect_range[0] <= short_px / long_px <= aspect_range[1]:
+        proportioned = aspect_range[0] <= short_px / long_px <= aspect_range[1]
+        if len(xs) < min_fill * hull_area or not proportioned:
             return None
         return long_px, float(2.0 ** np.median(log_size[ys, xs]))
 
