@@ -34,6 +34,10 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
     face_up = float(rng.uniform(0.3, 1.0)) if rng.random() < 0.2 else 0.05
     common = {
         "face_up_fraction": face_up,
+        # Since run 6: keyboards with raised keys, and court cards with printed pictures (the
+        # commonest false cards in the real photos), in every training render.
+        "busy_clutter": True,
+        "court_style": "figure",
         "preset": preset,
         "n_decks": int(rng.integers(2, 9)),
         "families": bool(rng.random() < 0.3),

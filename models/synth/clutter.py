@@ -45,7 +45,7 @@ def _shadow(img, pts, px_per_mm, depth: float, height_mm: float) -> None:
     img[y0:y1, x0:x1] = cv2.multiply(img[y0:y1, x0:x1], cv2.merge([m, m, m]))
 
 
-def _draw(rng, img, kind, cx, cy, angle, ppm) -> None:
+def _draw(rng, img, kind, cx, cy, angle, ppm, busy: bool = False) -> None:
     if kind == "pad":  # score pad: off-white paper, ruled lines, a few pencil strokes
         w, h = rng.uniform(90, 150) * ppm, rng.uniform(130, 210) * ppm
         pts = _rect(cx, cy, w, h, angle)
@@ -96,8 +96,21 @@ def _draw(rng, img, kind, cx, cy, angle, ppm) -> None:
             for c_ in range(cols):
                 lx = (c_ - (cols - 1) / 2) * 19 * ppm
                 ly = (r_ - (rows - 1) / 2) * 19 * ppm
-                _fill(img, _rect(cx + lx * c - ly * s, cy + lx * s + ly * c, kw * 0.85, kw * 0.85,
-                                 angle), key)
+                kx, ky = cx + lx * c - ly * s, cy + lx * s + ly * c
+                if busy:  # a raised key: dark skirt, lit cap, a printed letter
+                    _fill(img, _rect(kx, ky, kw * 0.92, kw * 0.92, angle),
+                          tuple(v * 0.6 for v in key))
+                    _fill(img, _rect(kx - 0.6 * ppm, ky - 0.8 * ppm, kw * 0.72, kw * 0.72,
+                                     angle), key)
+                    # the key's letter: a short stroke or two (putText needs 8-bit images)
+                    ink = tuple(255 - v for v in key)
+                    for _stroke in range(int(rng.integers(1, 3))):
+                        a = np.array([kx, ky]) + rng.normal(0, 2.5 * ppm, 2)
+                        b = a + rng.normal(0, 3 * ppm, 2)
+                        cv2.line(img, tuple(int(v) for v in a), tuple(int(v) for v in b), ink,
+                                 max(1, int(0.6 * ppm)), cv2.LINE_AA)
+                else:
+                    _fill(img, _rect(kx, ky, kw * 0.85, kw * 0.85, angle), key)
     else:  # box: a game box lid with a printed title
         w, h = rng.uniform(90, 200) * ppm, rng.uniform(90, 200) * ppm
         pts = _rect(cx, cy, w, h, angle)
@@ -108,22 +121,28 @@ def _draw(rng, img, kind, cx, cy, angle, ppm) -> None:
 
 
 def add_clutter(rng: np.random.Generator, tex: np.ndarray, px_per_mm: float,
-                keepout_px: np.ndarray, max_objects: int = 4) -> dict:
+                keepout_px: np.ndarray, max_objects: int = 4, busy: bool = False) -> dict:
     """Draw a table edge and a few objects into the float32 texture, outside ``keepout_px``
-    (x0, y0, x1, y1). Returns what was drawn."""
+    (x0, y0, x1, y1). Returns what was drawn.
+
+    ``busy`` (training only; the benchmark splits keep the sparse clutter they were rendered
+    with) draws more objects, keyboards three times as often and with raised, lettered keys:
+    in real photos a keyboard's keys are the commonest card-like things that are no cards.
+    """
     h, w = tex.shape[:2]
     info: dict = {"objects": []}
     if rng.random() < 0.35:
         info["table_edge"] = _table_edge(rng, tex, px_per_mm, keepout_px)
-    for _ in range(int(rng.integers(0, max_objects + 1))):
-        kind = str(rng.choice(OBJECT_KINDS, p=[0.25, 0.2, 0.2, 0.15, 0.1, 0.1]))
+    weights = [0.2, 0.15, 0.15, 0.1, 0.3, 0.1] if busy else [0.25, 0.2, 0.2, 0.15, 0.1, 0.1]
+    for _ in range(int(rng.integers(0, max_objects + (2 if busy else 0) + 1))):
+        kind = str(rng.choice(OBJECT_KINDS, p=weights))
         for _try in range(8):
             cx, cy = rng.uniform(0, w), rng.uniform(0, h)
             r = {"keyboard": 230, "box": 140, "pad": 130, "phone": 85, "pen": 75, "coin": 13}[kind]
             r *= px_per_mm
             k = keepout_px
             if cx + r < k[0] or cx - r > k[2] or cy + r < k[1] or cy - r > k[3]:
-                _draw(rng, tex, kind, cx, cy, rng.uniform(0, math.pi), px_per_mm)
+                _draw(rng, tex, kind, cx, cy, rng.uniform(0, math.pi), px_per_mm, busy)
                 info["objects"].append(kind)
                 break
     return info

@@ -60,8 +60,14 @@ def ligretto_front(rng: np.random.Generator, card_wh=CARD_WH, number: int | None
     return img
 
 
-def playing_card_front(rng: np.random.Generator, card_wh=CARD_WH) -> np.ndarray:
-    """An ordinary playing card: white face, corner index, suit pips or a court rectangle."""
+def playing_card_front(rng: np.random.Generator, card_wh=CARD_WH, court_style: str = "flat") -> np.ndarray:
+    """An ordinary playing card: white face, corner index, suit pips or a court picture.
+
+    ``court_style`` "flat" paints a court card's picture as two colour bands (what every
+    benchmark split was rendered with); "figure" paints a busy, many-coloured picture with
+    printed lines, closer to real court cards, whose printed lines a detector must not take
+    for card edges.
+    """
     w, h = card_wh
     rank = str(rng.choice(_RANKS))
     suit, ink = _SUITS[int(rng.integers(4))]
@@ -76,14 +82,12 @@ def playing_card_front(rng: np.random.Generator, card_wh=CARD_WH) -> np.ndarray:
     if rank in ("J", "Q", "K"):
         cv2.rectangle(img, (int(w * 0.22), int(h * 0.15)), (int(w * 0.78), int(h * 0.85)), ink, 2,
                       cv2.LINE_AA)
-        face = np.full((int(h * 0.68), int(w * 0.54), 3), 0, np.uint8)
-        face[:] = (60, 170, 220)
-        half = face.shape[0] // 2
-        face[half // 3: half] = (40, 40, 180)
-        face[half:] = face[:half + (face.shape[0] % 2)][::-1, ::-1][: face.shape[0] - half]
+        face_hw = (int(h * 0.68), int(w * 0.54))
+        face = _court_figure(rng, face_hw) if court_style == "figure" else _court_bands(face_hw)
         img[int(h * 0.16): int(h * 0.16) + face.shape[0], int(w * 0.23): int(w * 0.23)
             + face.shape[1]] = face
-        _put_centred(img, rank, (w / 2, h / 2), h * 0.12, ink, thick * 2)
+        if court_style == "flat":
+            _put_centred(img, rank, (w / 2, h / 2), h * 0.12, ink, thick * 2)
     elif rank == "A":
         draw_symbol(img, suit, (w / 2, h / 2), h * 0.22, ink)
     else:
@@ -92,8 +96,49 @@ def playing_card_front(rng: np.random.Generator, card_wh=CARD_WH) -> np.ndarray:
     return img
 
 
-def random_front(rng: np.random.Generator, card_wh=CARD_WH) -> np.ndarray:
+def _court_bands(face_hw: tuple[int, int]) -> np.ndarray:
+    face = np.full((*face_hw, 3), 0, np.uint8)
+    face[:] = (60, 170, 220)
+    half = face.shape[0] // 2
+    face[half // 3: half] = (40, 40, 180)
+    face[half:] = face[:half + (face.shape[0] % 2)][::-1, ::-1][: face.shape[0] - half]
+    return face
+
+
+# Court-card inks (BGR): red, blue, yellow, black, flesh, white
+_COURT_INKS = ((40, 40, 190), (150, 70, 30), (40, 190, 230), (30, 30, 30), (150, 180, 230),
+               (245, 245, 245))
+
+
+def _court_figure(rng: np.random.Generator, face_hw: tuple[int, int]) -> np.ndarray:
+    """A court card's picture: filled shapes in the classic inks, outlined in black, with
+    the lower half the upper half turned by 180 degrees (as printed court cards are)."""
+    height, width = face_hw
+    half_h = (height + 1) // 2
+    top = np.full((half_h, width, 3), 0, np.uint8)
+    top[:] = _COURT_INKS[5] if rng.random() < 0.5 else _COURT_INKS[2]
+    for _ in range(int(rng.integers(6, 14))):
+        centre = rng.uniform((0, 0), (width, half_h))
+        n_points = int(rng.integers(3, 7))
+        radius = rng.uniform(0.08, 0.35) * width
+        angles = np.sort(rng.uniform(0, 2 * np.pi, n_points))
+        radii = radius * rng.uniform(0.5, 1.0, n_points)
+        points = centre + np.stack([np.cos(angles) * radii, np.sin(angles) * radii], axis=1)
+        points = np.round(points).astype(np.int32)
+        colour = _COURT_INKS[int(rng.integers(5))]
+        cv2.fillPoly(top, [points], colour, cv2.LINE_AA)
+        cv2.polylines(top, [points], True, _COURT_INKS[3], 1, cv2.LINE_AA)
+    for _ in range(int(rng.integers(4, 12))):  # hair, folds of the robe: thin dark strokes
+        a = rng.uniform((0, 0), (width, half_h))
+        b = a + rng.normal(0, 0.2 * width, 2)
+        cv2.line(top, tuple(int(v) for v in a), tuple(int(v) for v in b), _COURT_INKS[3], 1,
+                 cv2.LINE_AA)
+    face = np.concatenate([top, top[::-1, ::-1]])[:height]
+    return face
+
+
+def random_front(rng: np.random.Generator, card_wh=CARD_WH, court_style: str = "flat") -> np.ndarray:
     """A random face-up card: Ligretto-style (60 %) or an ordinary playing card (40 %)."""
     if rng.random() < 0.6:
         return ligretto_front(rng, card_wh)
-    return playing_card_front(rng, card_wh)
+    return playing_card_front(rng, card_wh, court_style)

@@ -64,6 +64,10 @@ class SceneOptions:
     lens_distortion: float = 0.04  # max |k1|
     clutter: bool = True  # table edge, score pad, phone, pens, coins ... around the cards
     occluder_prob: float = 0.15  # a hand or a pen over the cards (hides them: not card pixels)
+    # Training renders only (the benchmark splits keep the bytes they were measured on): more
+    # clutter with raised keyboard keys, and court cards with busy, printed pictures.
+    busy_clutter: bool = False
+    court_style: str = "flat"  # flat | figure
     lighting: Lighting = field(default_factory=Lighting)
     # explicit scene geometry (tests, demos): (n, 3) rows of (cx_mm, cy_mm, angle_rad), bottom
     # card first; card size in mm; deck index per card. None = drawn at random.
@@ -74,6 +78,8 @@ class SceneOptions:
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise ValueError(f"preset must be one of {PRESETS}, got {self.preset!r}")
+        if self.court_style not in ("flat", "figure"):
+            raise ValueError(f"court_style must be flat or figure, got {self.court_style!r}")
         if self.table_kind is not None and self.table_kind not in TABLE_KINDS:
             raise ValueError(f"table_kind must be one of {TABLE_KINDS}, got {self.table_kind!r}")
         lo, hi = self.n_cards
@@ -175,7 +181,8 @@ def _table_canvas(rng, camera: Camera, options: SceneOptions, designs, bordered_
     tex, params = random_table(rng, (tw, th), px_per_mm, options.table_kind, near, white)
     if options.clutter:
         keepout = (np.asarray(layout_bbox_mm, np.float64) - (x0, y0, x0, y0)) * px_per_mm
-        params["clutter"] = add_clutter(rng, tex, px_per_mm, keepout)
+        params["clutter"] = add_clutter(rng, tex, px_per_mm, keepout,
+                                        busy=options.busy_clutter)
     S = np.array([[px_per_mm, 0, -x0 * px_per_mm], [0, px_per_mm, -y0 * px_per_mm], [0, 0, 1]])
     M = camera.canvas_H @ np.linalg.inv(S)
     canvas = cv2.warpPerspective(tex.astype(np.float32), M, (cw, ch), flags=cv2.INTER_LINEAR,
@@ -242,8 +249,8 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
               rng.uniform(0.4, 1.5) * mm_px, rng.uniform(0.15, 0.45))
     for i in alive:
         if face_up[i]:
-            tex = bake_edge(random_front(rng, design_wh), card_wh_mm, corner_mm, edge_bgr,
-                            edge_alpha)
+            front = random_front(rng, design_wh, options.court_style)
+            tex = bake_edge(front, card_wh_mm, corner_mm, edge_bgr, edge_alpha)
         else:
             tex, _ = pick_level(pyramids[deck_of[i]], card_h_px)
         gain = rng.uniform(0.93, 1.04)  # no two cards lie perfectly flat under the light

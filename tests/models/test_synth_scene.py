@@ -20,6 +20,7 @@ from cardtally.models.synth import (
     render_calibration_photo,
     render_scene,
 )
+from cardtally.models.synth.fronts import _court_figure
 
 SMALL = SceneOptions(image_wh=(384, 288), n_cards=(8, 30))
 QUIET = Lighting(glare_prob=0, shadow_prob=0, defocus_prob=0, motion_blur_prob=0,
@@ -193,6 +194,21 @@ def test_options_are_validated():
         SceneOptions(preset="heap")
     with pytest.raises(ValueError, match="n_cards"):
         SceneOptions(n_cards=(5, 2))
+    with pytest.raises(ValueError, match="court_style must be flat or figure, got 'photo'"):
+        SceneOptions(court_style="photo")
+
+
+def test_court_figure_is_a_busy_picture_turned_half_way():
+    """Court cards drawn as "figure" carry many colours, the lower half the upper one turned
+    by 180 degrees; "flat" keeps the two-band picture the benchmark splits were rendered with."""
+    picture = _court_figure(np.random.default_rng(3), (246, 128))
+    assert picture.shape == (246, 128, 3)
+    assert np.array_equal(picture, picture[::-1, ::-1])
+    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 20
+    flat = [random_front(np.random.default_rng(seed)) for seed in range(40)]
+    figure = [random_front(np.random.default_rng(seed), court_style="figure") for seed in range(40)]
+    changed = [not np.array_equal(a, b) for a, b in zip(flat, figure, strict=True)]
+    assert 0 < sum(changed) < 40  # only the court cards differ
 
 
 @pytest.mark.parametrize("kind", ["wood", "felt", "cloth", "laminate", "tablecloth"])
@@ -210,6 +226,7 @@ def test_every_table_kind(kind):
     {"lighting": QUIET},
     {"row_offset_frac": (0.15, 0.15), "preset": "rows"},
     {"occluder_prob": 1.0},
+    {"busy_clutter": True, "court_style": "figure", "face_up_fraction": 1.0},
 ])
 def test_options(change):
     opts = dataclasses.replace(SMALL, **change)
