@@ -16,39 +16,23 @@ import argparse
 
 import numpy as np
 from identify_bench import (
-    CALIBRATION_K,
-    IMAGE_WH,
     SEED_BASE,
-    TEST_K,
+    calibrate_decks,
+    calibration_photos,
+    game_scene,
+    identify_as_scenario_decks,
     real_detections,
     scenario_designs,
 )
 
-from cardtally.errors import CardtallyError
-from cardtally.models.embedder.scenes import calibrate_from_scene, expected_owner, gt_detections
+from cardtally.models.embedder.scenes import expected_owner, gt_detections
 from cardtally.models.synth.photo import Lighting
-from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
-from cardtally.vision.calibrate import find_cards
-from cardtally.vision.decks import DeckSet
 from cardtally.vision.detections import UNKNOWN, CardDetections
 from cardtally.vision.embed import BackEmbedder
-from cardtally.vision.identify import classify, settle_siblings
 from cardtally.vision.rectify import card_crops
 
 COMBINATIONS = ("detector:detector", "true:detector", "detector:true", "true:true",
                 "detector:true-outline", "detector:true-quad")
-
-
-def calibrated_decks(photos, names, embedder, with_detector: bool) -> DeckSet:
-    decks = DeckSet(())
-    for name, photo in zip(names, photos, strict=True):
-        found = find_cards(photo.image) if with_detector else None
-        try:
-            result = calibrate_from_scene(name, photo, decks, embedder, found)
-            decks = DeckSet((*decks.profiles, result.profile))
-        except CardtallyError:  # refused: that deck's cards can only miss
-            pass
-    return decks
 
 
 def game_cards(kind: str, found: CardDetections, true: CardDetections) -> CardDetections:
@@ -74,16 +58,10 @@ def main() -> None:
         rng = np.random.default_rng([SEED_BASE, trial, 4, len("procedural")])
         designs = scenario_designs("procedural", rng, 4)
         names = [f"deck{k}" for k in range(4)]
-        photos = [render_calibration_photo(
-            int(rng.integers(2**31)), design, image_wh=(1280, 960), deck_name=name,
-            colour_temp_k=(CALIBRATION_K, CALIBRATION_K), white_balance=white_balance)
-            for name, design in zip(names, designs, strict=True)]
-        decks = {True: calibrated_decks(photos, names, embedder, True),
-                 False: calibrated_decks(photos, names, embedder, False)}
-        scene = render_scene(int(rng.integers(2**31)), SceneOptions(
-            preset="mixed", n_decks=4, designs=designs, deck_names=names, n_cards=(40, 150),
-            image_wh=IMAGE_WH,
-            lighting=Lighting(colour_temp_k=(TEST_K, TEST_K), white_balance=white_balance)))
+        photos = calibration_photos(rng, designs, names, white_balance)
+        decks = {with_detector: calibrate_decks(photos, names, embedder, with_detector)[0]
+                 for with_detector in (True, False)}
+        scene = game_scene(rng, designs, names, 0.05, white_balance)
         found, matched = real_detections(scene)
         found, matched = found[matched >= 0], matched[matched >= 0]
         true = gt_detections(scene)[matched]
@@ -94,10 +72,7 @@ def main() -> None:
             deck_set = decks[calibration == "detector"]
             cards = game_cards(game, found, true)
             embeddings = embedder.embed(card_crops(scene.image, cards))
-            got = classify(embeddings, deck_set)
-            got = settle_siblings(scene.image, cards, embeddings, deck_set, got)
-            index_of = {i: names.index(n) for i, n in enumerate(deck_set.names)}
-            got = np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index])
+            got = identify_as_scenario_decks(scene.image, cards, embeddings, deck_set, names)
             tally[combination][0] += int((got[backs] == want[backs]).sum())
             tally[combination][1] += int((got[backs] == UNKNOWN).sum())
             tally[combination][2] += int(backs.sum())

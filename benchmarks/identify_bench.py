@@ -100,6 +100,59 @@ def scenario_designs(kind: str, rng: np.random.Generator, n: int) -> list[np.nda
     raise ValueError(kind)
 
 
+def calibration_photos(rng: np.random.Generator, designs: list[np.ndarray], names: list[str],
+                       white_balance: tuple[float, float]) -> list:
+    """One rendered calibration photo per deck, under the calibration light."""
+    return [render_calibration_photo(
+        int(rng.integers(2**31)), design, image_wh=(1280, 960), deck_name=name,
+        colour_temp_k=(CALIBRATION_K, CALIBRATION_K), white_balance=white_balance)
+        for name, design in zip(names, designs, strict=True)]
+
+
+def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
+                    with_detector: bool) -> tuple[DeckSet, list, list[str]]:
+    """Calibrate each deck in turn (later decks are compared with the earlier ones).
+
+    With the detector, calibration finds its cards as `cardtally calibrate` does; otherwise it
+    uses the true outlines. Returns the decks, the calibration results and the messages of
+    the refused calibrations (those decks' cards can then only miss).
+    """
+    decks, results, refusals = DeckSet(()), [], []
+    for name, photo in zip(names, photos, strict=True):
+        try:
+            found = find_cards(photo.image) if with_detector else None
+            result = calibrate_from_scene(name, photo, decks, embedder, found)
+        except CardtallyError as exc:
+            refusals.append(str(exc).split(";")[0])
+            continue
+        results.append(result)
+        decks = DeckSet((*decks.profiles, result.profile))
+    return decks, results, refusals
+
+
+def game_scene(rng: np.random.Generator, designs: list[np.ndarray], names: list[str],
+               face_up_fraction: float, white_balance: tuple[float, float]):
+    """The rendered game photo: a mixed layout of every deck under the test light."""
+    options = SceneOptions(
+        preset="mixed", n_decks=len(names), designs=designs, deck_names=names,
+        n_cards=(40, 150), face_up_fraction=face_up_fraction, image_wh=IMAGE_WH,
+        lighting=Lighting(colour_temp_k=(TEST_K, TEST_K), white_balance=white_balance),
+    )
+    return render_scene(int(rng.integers(2**31)), options)
+
+
+def identify_as_scenario_decks(image: np.ndarray, cards: CardDetections, embeddings,
+                               decks: DeckSet, names: list[str], templates: bool = True
+                               ) -> np.ndarray:
+    """What identify() does, with each card's deck as an index into ``names`` (or UNKNOWN /
+    FACE_UP), so that decks whose calibration was refused keep their places."""
+    got = classify(embeddings, decks)
+    if templates:
+        got = settle_siblings(image, cards, embeddings, decks, got)
+    index_of = {i: names.index(n) for i, n in enumerate(decks.names)}
+    return np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index], np.int64)
+
+
 def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: int,
               face_up_fraction: float, embedder: BackEmbedder, detector: str,
               white_balance: tuple[float, float], dump: list | None = None,
@@ -108,31 +161,15 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
     names = [f"deck{k}" for k in range(n_decks)]
-    decks = DeckSet(())
-    own_percentiles = []
-    for k, design in enumerate(designs):
-        photo = render_calibration_photo(
-            int(rng.integers(2**31)), design, image_wh=(1280, 960), deck_name=names[k],
-            colour_temp_k=(CALIBRATION_K, CALIBRATION_K), white_balance=white_balance)
-        try:
-            # With the real detector, calibration finds its cards as `cardtally calibrate` does.
-            found = find_cards(photo.image) if detector == "real" else None
-            result = calibrate_from_scene(names[k], photo, decks, embedder, found)
-        except CardtallyError as exc:  # counted: this deck's cards then all miss
-            tally.calibration_failures.append(str(exc).split(";")[0])
-            continue
-        own_percentiles.append((result.own_similarity_percentiles,
-                                result.impostor_similarity_percentiles))
-        if result.closest is not None:
-            tally.warnings.append(f"{names[k]}~{result.closest.deck}:{result.closest.share:.2f}")
-        decks = DeckSet((*decks.profiles, result.profile))
+    photos = calibration_photos(rng, designs, names, white_balance)
+    decks, results, refusals = calibrate_decks(photos, names, embedder, detector == "real")
+    tally.calibration_failures += refusals
+    own_percentiles = [(r.own_similarity_percentiles, r.impostor_similarity_percentiles)
+                       for r in results]
+    tally.warnings += [f"{r.profile.name}~{r.closest.deck}:{r.closest.share:.2f}"
+                       for r in results if r.closest is not None]
     all_names = names + [f"uncal{k}" for k in range(uncalibrated)]
-    options = SceneOptions(
-        preset="mixed", n_decks=len(all_names), designs=designs + extra, deck_names=all_names,
-        n_cards=(40, 150), face_up_fraction=face_up_fraction, image_wh=IMAGE_WH,
-        lighting=Lighting(colour_temp_k=(TEST_K, TEST_K), white_balance=white_balance),
-    )
-    scene = render_scene(int(rng.integers(2**31)), options)
+    scene = game_scene(rng, designs + extra, all_names, face_up_fraction, white_balance)
     if detector == "real":
         detections, matched = real_detections(scene)
         tally.missed += len(scene.cards) - len(set(matched[matched >= 0].tolist()))
@@ -145,11 +182,7 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     if detections.image_wh != (scene.image.shape[1], scene.image.shape[0]):
         raise ValueError("detections do not match the image")
     embeddings = embedder.embed(card_crops(scene.image, detections))
-    # What identify() does, keeping the embeddings for the dump.
-    got = classify(embeddings, decks)
-    if templates:
-        got = settle_siblings(scene.image, detections, embeddings, decks, got)
-    got = got.deck_index
+    got = identify_as_scenario_decks(scene.image, detections, embeddings, decks, names, templates)
     if dump is not None:
         dump.append({"sims": deck_similarities(embeddings, decks),
                      "deck_names": list(decks.names), "names": names,
@@ -157,9 +190,6 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
                      "want": expected_owner(scene, names)[matched], "strip_px": detections.strip_px,
                      "thresholds": [p.threshold for p in decks.profiles],
                      "own_percentiles": own_percentiles, "kind": kind})
-    # Cards of a deck whose calibration failed keep their true index: they count as misses.
-    index_of = {i: names.index(n) for i, n in enumerate(decks.names)}
-    got = np.array([index_of[int(g)] if g >= 0 else int(g) for g in got], np.int64)
     want = expected_owner(scene, names)[matched]
     strip = np.array([c.strip_px for c in scene.cards], np.float32)[matched]
     whole = np.array([c.visible_fraction >= 0.9 for c in scene.cards], bool)[matched]

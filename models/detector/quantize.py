@@ -20,24 +20,33 @@ import numpy as np
 CALIBRATION_SEED_BASE = 600_000
 
 
-def calibration_inputs(n_scenes: int) -> list[np.ndarray]:
-    """The (1, 3, h, w) float inputs the shipped detector runs on for ``n_scenes`` scenes."""
+def calibration_inputs(n_scenes: int, fp32_path: Path | None = None) -> list[np.ndarray]:
+    """The (1, 3, h, w) float inputs the detector runs on for ``n_scenes`` scenes.
+
+    The survey pass of the model being quantised (``fp32_path``; the shipped one without it)
+    decides the processing scale, as it will in use.
+    """
     from cardtally.models.synth.scene import SceneOptions, render_scene
     from cardtally.vision.detect import CardDetector, network_input
+    from cardtally.vision.onnx_session import model_session
 
-    detector = CardDetector()
-    seen: list[np.ndarray] = []
-    predict = detector.predict_maps
+    class RecordingDetector(CardDetector):
+        """Keeps every network input it is given."""
 
-    def recording(image_bgr: np.ndarray) -> np.ndarray:
-        seen.append(network_input(image_bgr))
-        return predict(image_bgr)
+        def __init__(self, session) -> None:
+            super().__init__(session)
+            self.seen: list[np.ndarray] = []
 
-    detector.predict_maps = recording  # type: ignore[method-assign]
+        def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
+            self.seen.append(network_input(image_bgr))
+            return super().predict_maps(image_bgr)
+
+    session = model_session(fp32_path.read_bytes(), fp32_path.name) if fp32_path else None
+    detector = RecordingDetector(session)
     options = SceneOptions(preset="mixed", n_cards=(3, 120), min_strip_px=12.0)
     for seed in range(CALIBRATION_SEED_BASE, CALIBRATION_SEED_BASE + n_scenes):
         detector.processing_maps(render_scene(seed, options).image)
-    return seen
+    return detector.seen
 
 
 def quantize(fp32_path: Path, int8_path: Path, n_scenes: int, exclude: list[str]) -> None:
@@ -51,7 +60,7 @@ def quantize(fp32_path: Path, int8_path: Path, n_scenes: int, exclude: list[str]
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    inputs = iter(calibration_inputs(n_scenes))
+    inputs = iter(calibration_inputs(n_scenes, fp32_path))
 
     class Reader(CalibrationDataReader):
         def get_next(self) -> dict | None:
