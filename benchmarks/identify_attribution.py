@@ -71,8 +71,9 @@ def main() -> None:
             calibration, game = combination.split(":")
             deck_set = decks[calibration == "detector"]
             cards = game_cards(game, found, true)
-            embeddings = embedder.embed(card_crops(scene.image, cards))
-            got = identify_as_scenario_decks(scene.image, cards, embeddings, deck_set, names)
+            crops = card_crops(scene.image, cards, keep_rectified=True)
+            embeddings = embedder.embed(crops)
+            got = identify_as_scenario_decks(crops, embeddings, deck_set, names)
             tally[combination][0] += int((got[backs] == want[backs]).sum())
             tally[combination][1] += int((got[backs] == UNKNOWN).sum())
             tally[combination][2] += int(backs.sum())

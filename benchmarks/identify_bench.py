@@ -37,7 +37,7 @@ from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder
 from cardtally.vision.identify import classify, deck_similarities, settle_siblings
 from cardtally.vision.onnx_session import load_packaged_model
-from cardtally.vision.rectify import card_crops
+from cardtally.vision.rectify import CardCrops, card_crops
 
 CALIBRATION_K = 6500.0
 TEST_K = 2700.0
@@ -141,14 +141,13 @@ def game_scene(rng: np.random.Generator, designs: list[np.ndarray], names: list[
     return render_scene(int(rng.integers(2**31)), options)
 
 
-def identify_as_scenario_decks(image: np.ndarray, cards: CardDetections, embeddings,
-                               decks: DeckSet, names: list[str], templates: bool = True
-                               ) -> np.ndarray:
+def identify_as_scenario_decks(crops: CardCrops, embeddings, decks: DeckSet,
+                               names: list[str], templates: bool = True) -> np.ndarray:
     """What identify() does, with each card's deck as an index into ``names`` (or UNKNOWN /
     FACE_UP), so that decks whose calibration was refused keep their places."""
     got = classify(embeddings, decks)
     if templates:
-        got = settle_siblings(image, cards, embeddings, decks, got)
+        got = settle_siblings(crops, embeddings, decks, got)
     index_of = {i: names.index(n) for i, n in enumerate(decks.names)}
     return np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index], np.int64)
 
@@ -181,8 +180,9 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
         matched = np.arange(len(scene.cards))
     if detections.image_wh != (scene.image.shape[1], scene.image.shape[0]):
         raise ValueError("detections do not match the image")
-    embeddings = embedder.embed(card_crops(scene.image, detections))
-    got = identify_as_scenario_decks(scene.image, detections, embeddings, decks, names, templates)
+    crops = card_crops(scene.image, detections, keep_rectified=True)
+    embeddings = embedder.embed(crops)
+    got = identify_as_scenario_decks(crops, embeddings, decks, names, templates)
     if dump is not None:
         dump.append({"sims": deck_similarities(embeddings, decks),
                      "deck_names": list(decks.names), "names": names,

@@ -19,7 +19,7 @@ import numpy as np
 from .decks import DeckSet
 from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
 from .embed import BackEmbedder, Embeddings, default_embedder
-from .rectify import card_crops, rectify_card
+from .rectify import CardCrops, card_crops
 from .templates import SiblingSet, match_siblings, normalised_frame
 
 
@@ -102,9 +102,10 @@ def identify(
         raise ValueError(
             f"detections are for a {detections.image_wh} image, got {image_bgr.shape[1::-1]}"
         )
-    embeddings = (embedder or default_embedder()).embed(card_crops(image_bgr, detections))
+    crops = card_crops(image_bgr, detections, keep_rectified=True)
+    embeddings = (embedder or default_embedder()).embed(crops)
     identities = classify(embeddings, decks, settings)
-    return settle_siblings(image_bgr, detections, embeddings, decks, identities, settings)
+    return settle_siblings(crops, embeddings, decks, identities, settings)
 
 
 def sibling_candidates(embeddings: Embeddings, decks: DeckSet, identities: CardIdentities,
@@ -128,21 +129,26 @@ def sibling_candidates(embeddings: Embeddings, decks: DeckSet, identities: CardI
     return [np.flatnonzero(near[i]) if compared[i] else np.zeros((0,), np.int64) for i in range(n)]
 
 
-def settle_siblings(image_bgr: np.ndarray, detections: CardDetections, embeddings: Embeddings,
-                    decks: DeckSet, identities: CardIdentities,
+def settle_siblings(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
+                    identities: CardIdentities,
                     settings: IdentifySettings = IdentifySettings()) -> CardIdentities:
-    """``identities`` with sibling-deck cards decided by the decks' templates where they are clear."""
+    """``identities`` with sibling-deck cards decided by the decks' templates where they are clear.
+
+    ``crops`` are the cards' crops with their rectified frames (``card_crops(...,
+    keep_rectified=True)``).
+    """
     candidates = sibling_candidates(embeddings, decks, identities, settings)
     if not any(len(c) for c in candidates):
         return identities
+    if crops.rectified is None:
+        raise ValueError("settle_siblings needs card_crops(..., keep_rectified=True)")
     deck_index = identities.deck_index.copy()
     confidence = identities.confidence.copy()
     sibling_sets: dict[tuple[int, ...], SiblingSet] = {}
     for i, decks_i in enumerate(candidates):
         if len(decks_i) == 0:
             continue
-        card, mask = rectify_card(image_bgr, detections.quad_xy[i], detections.visible_polygons_xy[i])
-        frame, small_mask = normalised_frame(card, mask)
+        frame, small_mask = normalised_frame(*crops.rectified[i])
         key = tuple(int(k) for k in decks_i)
         if key not in sibling_sets:
             sibling_sets[key] = SiblingSet.of([decks.profiles[k].template for k in key])

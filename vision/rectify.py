@@ -38,10 +38,13 @@ class CardCrops:
     """Model inputs for a set of cards: ``pixels`` (n, 4, CROP_PX, CROP_PX) float32.
 
     ``visible_fraction`` (n,) is the share of the card frame that is visible (1.0 = whole card).
+    ``rectified`` keeps each card warped into the card frame, with its visibility mask, when
+    asked for (the sibling-deck templates compare it, and warping once is enough).
     """
 
     pixels: np.ndarray
     visible_fraction: np.ndarray
+    rectified: tuple[tuple[np.ndarray, np.ndarray], ...] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.visible_fraction)
@@ -170,13 +173,18 @@ def crop_card(
     return normalise_crop(card, mask, crop_px), float(mask.mean())
 
 
-def card_crops(image_bgr: np.ndarray, detections: CardDetections, crop_px: int = CROP_PX) -> CardCrops:
-    """Model inputs for every detected card of one image (see :func:`normalise_crop`)."""
+def card_crops(image_bgr: np.ndarray, detections: CardDetections, crop_px: int = CROP_PX,
+               keep_rectified: bool = False) -> CardCrops:
+    """Model inputs for every detected card of one image (see :func:`normalise_crop`);
+    with ``keep_rectified`` also each card's frame and mask (:func:`rectify_card`)."""
     n = len(detections)
     pixels = np.zeros((n, INPUT_CHANNELS, crop_px, crop_px), np.float32)
     fraction = np.zeros((n,), np.float32)
+    rectified = []
     for i in range(n):
-        pixels[i], fraction[i] = crop_card(
-            image_bgr, detections.quad_xy[i], detections.visible_polygons_xy[i], crop_px
-        )
-    return CardCrops(pixels=pixels, visible_fraction=fraction)
+        card, mask = rectify_card(image_bgr, detections.quad_xy[i], detections.visible_polygons_xy[i])
+        pixels[i], fraction[i] = normalise_crop(card, mask, crop_px), float(mask.mean())
+        if keep_rectified:
+            rectified.append((card, mask))
+    return CardCrops(pixels=pixels, visible_fraction=fraction,
+                     rectified=tuple(rectified) if keep_rectified else None)

@@ -113,3 +113,16 @@ def test_templates_count_a_family_round_the_embedder_cannot():
     assert identify(scene.image, detections, decks).counts() == truth
     plain = classify(default_embedder().embed(card_crops(scene.image, detections)), decks)
     assert int((plain.deck_index == want).sum()) == 2
+
+
+def test_crops_keep_the_rectified_frames_that_settle_siblings_reads():
+    """identify warps each card once: the crops carry the frames the templates compare."""
+    scene = render_scene(3, SceneOptions(preset="spread", n_cards=(4, 6), image_wh=(640, 480)))
+    detections = gt_detections(scene)
+    crops = card_crops(scene.image, detections, keep_rectified=True)
+    assert crops.rectified is not None and len(crops.rectified) == len(detections)
+    for i, (card, mask) in enumerate(crops.rectified):
+        expected_card, expected_mask = rectify_card(
+            scene.image, detections.quad_xy[i], detections.visible_polygons_xy[i])
+        assert np.array_equal(card, expected_card) and np.array_equal(mask, expected_mask)
+    assert card_crops(scene.image, detections).rectified is None
