@@ -90,6 +90,9 @@ def _draw(rng, img, kind, cx, cy, angle, ppm, busy: bool = False) -> None:
         _shadow(img, pts, ppm, 0.45, 10)
         _fill(img, pts, body)
         kw = 18 * ppm
+        # Pale keyboards have faint skirts and often no legible letters from above.
+        skirt = float(rng.uniform(0.6, 0.95)) if busy else 0.6
+        lettered = bool(rng.random() < 0.6) if busy else True
         cols, rows = int(w / (19 * ppm)), int(h / (19 * ppm))
         c, s = math.cos(angle), math.sin(angle)
         for r_ in range(rows):
@@ -97,14 +100,14 @@ def _draw(rng, img, kind, cx, cy, angle, ppm, busy: bool = False) -> None:
                 lx = (c_ - (cols - 1) / 2) * 19 * ppm
                 ly = (r_ - (rows - 1) / 2) * 19 * ppm
                 kx, ky = cx + lx * c - ly * s, cy + lx * s + ly * c
-                if busy:  # a raised key: dark skirt, lit cap, a printed letter
+                if busy:  # a raised key: darker skirt, lit cap, a printed letter
                     _fill(img, _rect(kx, ky, kw * 0.92, kw * 0.92, angle),
-                          tuple(v * 0.6 for v in key))
+                          tuple(v * skirt for v in key))
                     _fill(img, _rect(kx - 0.6 * ppm, ky - 0.8 * ppm, kw * 0.72, kw * 0.72,
                                      angle), key)
                     # the key's letter: a short stroke or two (putText needs 8-bit images)
                     ink = tuple(255 - v for v in key)
-                    for _stroke in range(int(rng.integers(1, 3))):
+                    for _stroke in range(int(rng.integers(0, 3)) if lettered else 0):
                         a = np.array([kx, ky]) + rng.normal(0, 2.5 * ppm, 2)
                         b = a + rng.normal(0, 3 * ppm, 2)
                         cv2.line(img, tuple(int(v) for v in a), tuple(int(v) for v in b), ink,
@@ -138,14 +141,32 @@ def add_clutter(rng: np.random.Generator, tex: np.ndarray, px_per_mm: float,
         kind = str(rng.choice(OBJECT_KINDS, p=weights))
         for _try in range(8):
             cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-            r = {"keyboard": 230, "box": 140, "pad": 130, "phone": 85, "pen": 75, "coin": 13}[kind]
-            r *= px_per_mm
             k = keepout_px
-            if cx + r < k[0] or cx - r > k[2] or cy + r < k[1] or cy - r > k[3]:
-                _draw(rng, tex, kind, cx, cy, rng.uniform(0, math.pi), px_per_mm, busy)
+            if busy:
+                # The object's own turned extent, not its bounding circle: a keyboard may lie
+                # along the cards, as in real photos, instead of a keyboard's length away.
+                angle = rng.uniform(0, math.pi)
+                half_w, half_h = _MAX_HALF_MM[kind]
+                c, s_ = abs(math.cos(angle)), abs(math.sin(angle))
+                rx = (c * half_w + s_ * half_h) * px_per_mm
+                ry = (s_ * half_w + c * half_h) * px_per_mm
+            else:
+                r = {"keyboard": 230, "box": 140, "pad": 130, "phone": 85, "pen": 75,
+                     "coin": 13}[kind]
+                rx = ry = r * px_per_mm
+            if cx + rx < k[0] or cx - rx > k[2] or cy + ry < k[1] or cy - ry > k[3]:
+                if not busy:
+                    angle = rng.uniform(0, math.pi)
+                _draw(rng, tex, kind, cx, cy, angle, px_per_mm, busy)
                 info["objects"].append(kind)
                 break
     return info
+
+
+#: Half of each object's largest width and height in mm (as ``_draw`` draws them, shadow
+#: included), for placing it beside the cards.
+_MAX_HALF_MM = {"keyboard": (225.0, 80.0), "box": (110.0, 110.0), "pad": (80.0, 110.0),
+                "phone": (45.0, 88.0), "pen": (10.0, 80.0), "coin": (15.0, 15.0)}
 
 
 def _table_edge(rng, tex, ppm, keepout) -> dict:
