@@ -129,8 +129,10 @@ def add_clutter(rng: np.random.Generator, tex: np.ndarray, px_per_mm: float,
     (x0, y0, x1, y1). Returns what was drawn.
 
     ``busy`` (training only; the benchmark splits keep the sparse clutter they were rendered
-    with) draws more objects, keyboards three times as often and with raised, lettered keys:
-    in real photos a keyboard's keys are the commonest card-like things that are no cards.
+    with) draws more objects, keyboards three times as often and with raised keys (pale ones
+    with faint skirts, some unlettered), and places each object by its own turned extent, so
+    that it may lie right beside the cards: in real photos a keyboard's keys are the commonest
+    card-like things that are no cards.
     """
     h, w = tex.shape[:2]
     info: dict = {"objects": []}
