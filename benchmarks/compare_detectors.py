@@ -17,15 +17,13 @@ import dataclasses
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector, DetectorSettings, cards_from_maps
 from cardtally.vision.onnx_session import model_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from detect_bench import evaluate_real, match_cards  # noqa: E402
-from tune_detector import validation_seed0  # noqa: E402
+from detect_bench import real_count_summary, real_photos  # noqa: E402
+from tune_detector import score_cached, validation_seed0  # noqa: E402
 
 DEFAULT_LAYOUTS = ("mixed:30", "spread:20", "rows:20", "fan:20", "pile:20")
 
@@ -46,11 +44,17 @@ def main() -> None:
     args = parser.parse_args()
     detectors = {"shipped": detector_for(None)}
     detectors.update({str(path): detector_for(path) for path in args.models})
+    settings_at = {threshold: dataclasses.replace(DetectorSettings(), centre_threshold=threshold)
+                   for threshold in args.thresholds}
     width = max(len(name) for name in detectors)
+    photos = real_photos()
+    rows = [row for row, _ in photos]
     for name, detector in detectors.items():
-        for threshold in args.thresholds:
-            settings = dataclasses.replace(DetectorSettings(), centre_threshold=threshold)
-            real = evaluate_real(lambda image, d=detector, s=settings: d.detect(image, s))
+        # The network runs once per photo; only the map-to-cards step sees each threshold.
+        cached = [detector.processing_maps(image) for _, image in photos]
+        for threshold, settings in settings_at.items():
+            counts = [len(cards_from_maps(maps, work_wh, settings)) for maps, work_wh, _ in cached]
+            real = real_count_summary(rows, counts)
             sure, every = real["sure"], real["all"]
             print(f"real    {name:{width}s} thr {threshold:.2f}: sure exact "
                   f"{sure['exact_rate']:.3f} mae {sure['mean_abs_error']:.2f} max "
@@ -62,22 +66,11 @@ def main() -> None:
         scenes = [render_scene(validation_seed0(preset) + i, options) for i in range(int(n_scenes))]
         for name, detector in detectors.items():
             cached = [(scene, *detector.processing_maps(scene.image)) for scene in scenes]
-            for threshold in args.thresholds:
-                settings = dataclasses.replace(DetectorSettings(), centre_threshold=threshold)
-                exact = found = false = total = 0
-                errors = []
-                for scene, maps, work_wh, (factor, offset_xy) in cached:
-                    cards = cards_from_maps(maps, work_wh, settings)
-                    matched, false_pos = match_cards(
-                        scene.owner_map, cards.centre_xy * factor + offset_xy, len(scene.cards))
-                    exact += len(cards) == len(scene.cards)
-                    found += int(matched.sum())
-                    false += false_pos
-                    total += len(scene.cards)
-                    errors.append(abs(len(cards) - len(scene.cards)))
+            for threshold, settings in settings_at.items():
+                score = score_cached(cached, settings)
                 print(f"{preset:7s} {name:{width}s} thr {threshold:.2f}: exact "
-                      f"{exact / len(scenes):.3f} recall {found / max(1, total):.3f} precision "
-                      f"{found / max(1, found + false):.3f} mae {np.mean(errors):.2f}", flush=True)
+                      f"{score.exact_rate:.3f} recall {score.recall:.3f} precision "
+                      f"{score.precision:.3f} mae {score.mean_abs_error:.2f}", flush=True)
 
 
 if __name__ == "__main__":

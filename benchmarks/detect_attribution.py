@@ -19,8 +19,7 @@ from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector, cards_from_maps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from detect_bench import match_cards  # noqa: E402
-from tune_detector import validation_seed0  # noqa: E402
+from tune_detector import ValidationTally, validation_seed0  # noqa: E402
 
 VARIANTS = {
     "network maps": (),
@@ -37,7 +36,7 @@ def main() -> None:
     parser.add_argument("--preset", default="mixed")
     args = parser.parse_args()
     detector = CardDetector()
-    tally = {name: [0, 0, 0, 0] for name in VARIANTS}  # exact scenes, matched, false, cards
+    tally = {name: ValidationTally() for name in VARIANTS}
     for i in range(args.scenes):
         options = SceneOptions(preset=args.preset, n_cards=(3, 120), image_wh=(1024, 768),
                                card_px=(100.0, 140.0), min_strip_px=12.0)
@@ -49,18 +48,14 @@ def main() -> None:
             variant = maps.copy()
             for head in swapped:
                 variant[CHANNEL[head]] = getattr(truth, head)[:height, :width]
-            dets = cards_from_maps(variant, (scene.image.shape[1], scene.image.shape[0]))
-            matched, false_pos = match_cards(scene.owner_map, dets.centre_xy, len(scene.cards))
-            counts = tally[name]
-            counts[0] += len(dets) == len(scene.cards)
-            counts[1] += int(matched.sum())
-            counts[2] += false_pos
-            counts[3] += len(scene.cards)
+            # The network ran at the scene's own size: detections are in scene pixels.
+            work_wh = (scene.image.shape[1], scene.image.shape[0])
+            tally[name].add(scene, cards_from_maps(variant, work_wh))
     print(f"{args.scenes} {args.preset} validation scenes, 1024x768, cards 100-140 px\n")
     print("| maps read | exact count | recall | precision |\n|---|---|---|---|")
-    for name, (exact, matched, false_pos, cards) in tally.items():
-        print(f"| {name} | {exact / args.scenes:.1%} | {matched / cards:.1%} | "
-              f"{matched / max(1, matched + false_pos):.1%} |")
+    for name, counts in tally.items():
+        score = counts.score()
+        print(f"| {name} | {score.exact_rate:.1%} | {score.recall:.1%} | {score.precision:.1%} |")
 
 
 if __name__ == "__main__":

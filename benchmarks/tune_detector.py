@@ -14,7 +14,10 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 import cardtally.vision.detect as detect_module
 from cardtally.models.synth.scene import SceneOptions, render_scene
@@ -30,6 +33,54 @@ VALIDATION_SEED0 = 800_000
 def validation_seed0(preset: str) -> int:
     """First validation seed of a layout: mixed scenes from 800,000, one layout from 810,000."""
     return VALIDATION_SEED0 + (0 if preset == "mixed" else 10_000)
+
+
+@dataclass(frozen=True)
+class ValidationScore:
+    """How the cards read from cached maps compare with the scenes' ground truth."""
+
+    exact_rate: float
+    recall: float
+    precision: float
+    mean_abs_error: float
+
+
+@dataclass
+class ValidationTally:
+    """Running totals of detected against true cards over scenes."""
+
+    exact: int = 0
+    matched: int = 0
+    false: int = 0
+    cards: int = 0
+    scenes: int = 0
+    abs_error: int = 0
+
+    def add(self, scene, cards, factor: float = 1.0, offset_xy=(0, 0)) -> None:
+        """Count one scene's detections (in the pixels of an image ``factor`` times smaller
+        than the scene's and cut from it at ``offset_xy``)."""
+        points_xy = cards.centre_xy * factor + np.asarray(offset_xy, np.float32)
+        matched, false_pos = match_cards(scene.owner_map, points_xy, len(scene.cards))
+        self.exact += len(cards) == len(scene.cards)
+        self.matched += int(matched.sum())
+        self.false += false_pos
+        self.cards += len(scene.cards)
+        self.scenes += 1
+        self.abs_error += abs(len(cards) - len(scene.cards))
+
+    def score(self) -> ValidationScore:
+        return ValidationScore(self.exact / max(1, self.scenes), self.matched / max(1, self.cards),
+                               self.matched / max(1, self.matched + self.false),
+                               self.abs_error / max(1, self.scenes))
+
+
+def score_cached(cached: list, settings: DetectorSettings) -> ValidationScore:
+    """Score ``cached`` (scene, maps, work_wh, (factor, offset_xy)) tuples, as
+    ``CardDetector.processing_maps`` returns them after the scene, under ``settings``."""
+    tally = ValidationTally()
+    for scene, maps, work_wh, (factor, offset_xy) in cached:
+        tally.add(scene, cards_from_maps(maps, work_wh, settings), factor, offset_xy)
+    return tally.score()
 
 
 def main() -> None:
@@ -65,17 +116,9 @@ def main() -> None:
             settings = DetectorSettings(centre_threshold=thr, merge_edge_threshold=merge,
                                         max_enclosed_card_fraction=enclosed,
                                         lone_card_size_tolerance=lone)
-            exact = tp = fp = total = 0
-            for scene, maps, wh, (factor, offset_xy) in cached:
-                dets = cards_from_maps(maps, wh, settings)
-                points_xy = dets.centre_xy * factor + offset_xy
-                matched, false_pos = match_cards(scene.owner_map, points_xy, len(scene.cards))
-                exact += len(dets) == len(scene.cards)
-                tp += int(matched.sum())
-                fp += false_pos
-                total += len(scene.cards)
+            score = score_cached(cached, settings)
             results[(card_px, sizing, thr, merge, enclosed, lone)] = (
-                exact / len(scenes), tp / max(1, total), tp / max(1, tp + fp))
+                score.exact_rate, score.recall, score.precision)
         print(f"card_px {card_px} {sizing} done", file=sys.stderr, flush=True)
     for key, (exact, recall, precision) in sorted(results.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + kv[1][2]))):
         print(f"card_px={key[0]:.0f} sizing={key[1]} centre={key[2]:.2f} merge={key[3]:.1f} "

@@ -66,10 +66,10 @@ def train(args: argparse.Namespace) -> None:
     running: dict[str, float] = {}
     print(f"training on {device}", flush=True)
     for images, maps in loader:
-        images = images.to(device, non_blocking=True)
-        maps = {key: value.to(device, non_blocking=True) for key, value in maps.items()}
         if step >= args.steps or (time.time() - started) > args.minutes * 60:
             break
+        images = images.to(device, non_blocking=True)
+        maps = {key: value.to(device, non_blocking=True) for key, value in maps.items()}
         for group in optimiser.param_groups:
             group["lr"] = _lr_at(step, args.steps, args.lr)
         loss, parts = detector_loss(model(images), maps)
