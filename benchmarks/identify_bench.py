@@ -32,10 +32,11 @@ from cardtally.models.synth.designs import design_family, load_design, random_ba
 from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
 from cardtally.vision.calibrate import find_cards
+from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckSet
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder
-from cardtally.vision.identify import classify, deck_similarities, settle_siblings
+from cardtally.vision.identify import IdentifySettings, decide_owners, deck_similarities
 from cardtally.vision.onnx_session import load_packaged_model
 from cardtally.vision.rectify import CardCrops, card_crops
 
@@ -142,12 +143,11 @@ def game_scene(rng: np.random.Generator, designs: list[np.ndarray], names: list[
 
 
 def identify_as_scenario_decks(crops: CardCrops, embeddings, decks: DeckSet,
-                               names: list[str], templates: bool = True) -> np.ndarray:
+                               names: list[str],
+                               settings: IdentifySettings | None = None) -> np.ndarray:
     """What identify() does, with each card's deck as an index into ``names`` (or UNKNOWN /
     FACE_UP), so that decks whose calibration was refused keep their places."""
-    got = classify(embeddings, decks)
-    if templates:
-        got = settle_siblings(crops, embeddings, decks, got)
+    got = decide_owners(crops, embeddings, decks, settings or IdentifySettings())
     index_of = {i: names.index(n) for i, n in enumerate(decks.names)}
     return np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index], np.int64)
 
@@ -155,7 +155,7 @@ def identify_as_scenario_decks(crops: CardCrops, embeddings, decks: DeckSet,
 def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: int,
               face_up_fraction: float, embedder: BackEmbedder, detector: str,
               white_balance: tuple[float, float], dump: list | None = None,
-              templates: bool = True) -> None:
+              settings: IdentifySettings | None = None) -> None:
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
@@ -182,9 +182,12 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
         raise ValueError("detections do not match the image")
     crops = card_crops(scene.image, detections, keep_rectified=True)
     embeddings = embedder.embed(crops)
-    got = identify_as_scenario_decks(crops, embeddings, decks, names, templates)
+    got = identify_as_scenario_decks(crops, embeddings, decks, names, settings)
     if dump is not None:
         dump.append({"sims": deck_similarities(embeddings, decks),
+                     "vectors": embeddings.vectors,
+                     "prototypes": [p.prototypes for p in decks.profiles],
+                     "got": got,
                      "deck_names": list(decks.names), "names": names,
                      "face_up_prob": embeddings.face_up_prob,
                      "want": expected_owner(scene, names)[matched], "strip_px": detections.strip_px,
@@ -257,12 +260,16 @@ SCENARIOS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10, help="scenes per scenario")
+    parser.add_argument("--first-trial", type=int, default=0,
+                        help="number of the first scene (held-out scenes for tuning)")
     parser.add_argument("--detector", choices=["gt", "real"], default="gt")
     parser.add_argument("--timing-only", action="store_true")
     parser.add_argument("--only", default="", help="run scenarios whose name contains this")
     parser.add_argument("--dump", default="", help="save per-card similarities (.pkl) for tuning")
     parser.add_argument("--no-templates", action="store_true",
                         help="the embedder alone: no card-frame templates for sibling decks")
+    parser.add_argument("--no-consensus", action="store_true",
+                        help="each card on its own: no scene consensus for UNKNOWN cards")
     parser.add_argument("--no-white-balance", action="store_true",
                         help="disable the simulated camera white balance (full colour cast)")
     args = parser.parse_args()
@@ -272,6 +279,8 @@ def main() -> None:
               f"wall-clock, median {cpu:.0f} ms CPU (both threads)")
         return
     embedder = BackEmbedder()
+    settings = IdentifySettings(sibling_templates=not args.no_templates,
+                                consensus=None if args.no_consensus else ConsensusSettings())
     dump: list | None = [] if args.dump else None
     wb = (0.0, 0.0) if args.no_white_balance else Lighting().white_balance
     print(f"calibration {CALIBRATION_K:.0f} K, test {TEST_K:.0f} K, camera white balance {wb}, "
@@ -283,9 +292,9 @@ def main() -> None:
         if args.only and args.only not in name:
             continue
         t = Tally()
-        for trial in range(args.trials):
+        for trial in range(args.first_trial, args.first_trial + args.trials):
             run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb, dump,
-                      templates=not args.no_templates)
+                      settings)
         print(f"| {name} | {t.pct(t.correct, t.backs)} | {t.pct(t.unknown, t.backs)} "
               f"| {t.pct(t.wrong, t.backs)} | {t.pct(t.strips_correct, t.strips)} "
               f"| {t.pct(t.whole_correct, t.whole)} | {t.pct(t.uncal_rejected, t.uncal)} "

@@ -15,6 +15,7 @@ import numpy as np
 
 from cardtally.errors import CardtallyError
 
+from .clustering import average_linkage
 from .decks import DeckProfile, DeckSet, now_iso
 from .detections import CardDetections
 from .embed import (
@@ -196,27 +197,11 @@ def design_groups(vectors: np.ndarray, similarity: float = SAME_DESIGN_SIMILARIT
     ``turned`` (optional, same shape) are the embeddings of the same crops turned 180 degrees:
     two cards compare by their better-matching orientation.
     """
-    n = len(vectors)
-    groups = [[i] for i in range(n)]
     sims = vectors @ vectors.T
     if turned is not None:
         sims = np.maximum(sims, vectors @ turned.T)
         sims = np.maximum(sims, sims.T)
-    while len(groups) > 1:
-        best, pair = -2.0, (0, 0)
-        for a in range(len(groups)):
-            for b in range(a + 1, len(groups)):
-                s = float(sims[np.ix_(groups[a], groups[b])].mean())
-                if s > best:
-                    best, pair = s, (a, b)
-        if best < similarity:
-            break
-        a, b = pair
-        groups[a] += groups.pop(b)
-    labels = np.zeros((n,), np.int64)
-    for k, members in enumerate(sorted(groups, key=len, reverse=True)):
-        labels[members] = k
-    return labels
+    return average_linkage(sims, similarity)
 
 
 def spherical_kmeans(vectors: np.ndarray, k: int, iterations: int = 20) -> np.ndarray:

@@ -8,14 +8,18 @@ nearest one. The embedder's face-up head marks cards lying face up; they never c
 Where the embedding leaves sibling decks in the running (a Ligretto box: same colour and
 pattern, another symbol), the decks' card-frame templates may settle it (``vision.templates``):
 when the card's visible part clearly matches one deck's template best, that deck wins.
+
+Last, the photo's own cards are compared with each other (``vision.consensus``): an UNKNOWN card
+whose look-alikes in the same photo clearly belong to one deck joins that deck.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from .consensus import ConsensusSettings, settle_by_consensus
 from .decks import DeckSet
 from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
 from .embed import BackEmbedder, Embeddings, default_embedder
@@ -42,6 +46,10 @@ class IdentifySettings:
     #: ... and show at least this share of what tells the two templates apart (below, the
     #: distinguishing symbol is hidden and no photo can tell).
     min_visible_detail: float = 0.2
+    #: Let the decks' card-frame templates settle sibling decks (False: the embedder alone).
+    sibling_templates: bool = True
+    #: Scene consensus for UNKNOWN cards (``vision.consensus``); None: each card on its own.
+    consensus: ConsensusSettings | None = field(default_factory=ConsensusSettings)
 
 
 def deck_similarities(embeddings: Embeddings, decks: DeckSet) -> np.ndarray:
@@ -104,8 +112,24 @@ def identify(
         )
     crops = card_crops(image_bgr, detections, keep_rectified=True)
     embeddings = (embedder or default_embedder()).embed(crops)
+    return decide_owners(crops, embeddings, decks, settings)
+
+
+def decide_owners(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
+                  settings: IdentifySettings = IdentifySettings()) -> CardIdentities:
+    """Every step of :func:`identify` after embedding: each card on its own (``classify``),
+    sibling decks by their templates, then the photo's consensus for UNKNOWN cards.
+
+    ``crops`` are the photo's card crops with their rectified frames (``card_crops(...,
+    keep_rectified=True)``), parallel to ``embeddings``.
+    """
     identities = classify(embeddings, decks, settings)
-    return settle_siblings(crops, embeddings, decks, identities, settings)
+    if settings.sibling_templates:
+        identities = settle_siblings(crops, embeddings, decks, identities, settings)
+    if settings.consensus is None:
+        return identities
+    return settle_by_consensus(embeddings, decks, identities,
+                               deck_similarities(embeddings, decks), settings.consensus)
 
 
 def sibling_candidates(embeddings: Embeddings, decks: DeckSet, identities: CardIdentities,

@@ -1,0 +1,108 @@
+"""Scene consensus: an UNKNOWN card joins the deck its look-alikes in the same photo belong to.
+
+A deck's threshold is set from its calibration photo, under another light and camera than the
+game photo, so in play many of its cards fall just short of it (UNKNOWN) while others of the
+same deck, in the same photo, pass clearly. The photo's cards are clustered by their
+embeddings; where a cluster's sure members (accepted with a clear margin over the second
+deck) vote for one deck, its UNKNOWN members whose nearest deck is that one, and which come
+within a slack of its threshold, join it.
+
+The same clusters guard the rejection of decks nobody calibrated: such a deck forms a cluster
+of its own, mostly UNKNOWN, whose few deck votes come from cards that barely passed a
+look-alike deck's threshold; those marginal acceptances become UNKNOWN too, instead of pulling
+the rest in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .clustering import average_linkage
+from .decks import DeckSet
+from .detections import FACE_UP, UNKNOWN, CardIdentities
+from .embed import Embeddings
+
+
+@dataclass(frozen=True)
+class ConsensusSettings:
+    """Constants of the scene consensus (similarities are cosines of unit embeddings).
+
+    Chosen on `benchmarks/identify_bench.py --dump` scenes 0-15 and checked on scenes 16-31
+    (docs/BENCHMARKS.md, back identification).
+    """
+
+    #: Average-linkage cut: cards whose clusters are at least this similar on average merge.
+    cluster_similarity: float = 0.8
+    #: A card votes for its deck only when that deck beats the second best by this much.
+    sure_margin: float = 0.05
+    #: A cluster speaks for a deck with at least this many votes ...
+    min_votes: int = 2
+    #: ... that are at least this share of its cards.
+    min_vote_share: float = 0.3
+    #: The voters' median similarity must exceed the deck's threshold by this much for the
+    #: cluster's UNKNOWN cards to join ...
+    min_vote_strength: float = 0.02
+    #: ... and where it exceeds it by less than this, while the cluster's UNKNOWN cards are at
+    #: least this many times its votes (and 2), the voters only just passed: the cluster looks
+    #: like an uncalibrated look-alike deck and its cards of that deck become UNKNOWN.
+    doubtful_vote_strength: float = 0.04
+    doubtful_unknown_share: float = 1.0
+    #: An UNKNOWN card joins when its similarity to the deck is at most this below the threshold.
+    join_slack: float = 0.15
+
+
+def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: CardIdentities,
+                        deck_similarity: np.ndarray,
+                        settings: ConsensusSettings = ConsensusSettings()) -> CardIdentities:
+    """``identities`` with UNKNOWN cards given to the deck their cluster in this photo votes for.
+
+    ``deck_similarity`` is ``identify.deck_similarities(embeddings, decks)``. A cluster whose
+    voters only just passed their deck's threshold and which holds as many UNKNOWN cards has
+    its cards of that deck turned UNKNOWN instead. Face-up cards take no part. A card that joins
+    gets the cluster's vote share as its confidence, so doubtful joins are listed for the user
+    to check.
+    """
+    n, n_decks = len(embeddings), len(decks)
+    if n < 2 or n_decks == 0:
+        return identities
+    deck_index = identities.deck_index.copy()
+    confidence = identities.confidence.copy()
+    thresholds = np.array([p.threshold for p in decks.profiles], np.float32)
+    order = np.argsort(-deck_similarity, axis=1)
+    rows = np.arange(n)
+    best = order[:, 0]
+    s_best = deck_similarity[rows, best]
+    s_second = deck_similarity[rows, order[:, 1]] if n_decks > 1 else np.full((n,), -1.0)
+    votes_for = np.where((deck_index >= 0) & (s_best - s_second >= settings.sure_margin),
+                         deck_index, UNKNOWN)
+    backs = np.flatnonzero(deck_index != FACE_UP)
+    vectors = embeddings.vectors[backs]
+    clusters = average_linkage(vectors @ vectors.T, settings.cluster_similarity)
+    for label in range(int(clusters.max(initial=-1)) + 1):
+        members = backs[clusters == label]
+        voters = members[votes_for[members] >= 0]
+        if len(members) < 2 or len(voters) < settings.min_votes:
+            continue
+        votes = np.bincount(votes_for[voters], minlength=n_decks)
+        deck = int(np.argmax(votes))
+        if votes[deck] < max(settings.min_votes, settings.min_vote_share * len(members)):
+            continue
+        unknown = members[deck_index[members] == UNKNOWN]
+        strength = float(np.median(deck_similarity[voters[votes_for[voters] == deck], deck]
+                                   - thresholds[deck]))
+        if strength < settings.doubtful_vote_strength \
+                and len(unknown) >= max(2.0, settings.doubtful_unknown_share * votes[deck]):
+            demoted = members[deck_index[members] == deck]
+            deck_index[demoted] = UNKNOWN
+            confidence[demoted] = 0.5
+            continue
+        if strength < settings.min_vote_strength:
+            continue
+        joins = unknown[(best[unknown] == deck)
+                        & (deck_similarity[unknown, deck] >= thresholds[deck] - settings.join_slack)]
+        deck_index[joins] = deck
+        confidence[joins] = votes[deck] / len(members)
+    return CardIdentities(deck_index=deck_index, confidence=confidence,
+                          deck_names=identities.deck_names)
