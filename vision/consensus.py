@@ -29,8 +29,9 @@ from .embed import Embeddings
 class ConsensusSettings:
     """Constants of the scene consensus (similarities are cosines of unit embeddings).
 
-    Chosen on `benchmarks/identify_bench.py --dump` scenes 0-15 and checked on scenes 16-31
-    (docs/BENCHMARKS.md, back identification).
+    Chosen on `benchmarks/identify_bench.py --dump` scenes 0-47 and measured on scenes 48-63
+    (docs/BENCHMARKS.md, back identification): a cut of 0.6 took in more UNKNOWN cards but
+    also more of an uncalibrated look-alike deck's.
     """
 
     #: Average-linkage cut: cards whose clusters are at least this similar on average merge.
@@ -48,7 +49,7 @@ class ConsensusSettings:
     #: least this many times its votes (and 2), the voters only just passed: the cluster looks
     #: like an uncalibrated look-alike deck and its cards of that deck become UNKNOWN.
     doubtful_vote_strength: float = 0.04
-    doubtful_unknown_share: float = 1.0
+    doubtful_unknown_ratio: float = 1.0
     #: An UNKNOWN card joins when its similarity to the deck is at most this below the threshold.
     join_slack: float = 0.15
 
@@ -93,7 +94,7 @@ def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: Card
         strength = float(np.median(deck_similarity[voters[votes_for[voters] == deck], deck]
                                    - thresholds[deck]))
         if strength < settings.doubtful_vote_strength \
-                and len(unknown) >= max(2.0, settings.doubtful_unknown_share * votes[deck]):
+                and len(unknown) >= max(2.0, settings.doubtful_unknown_ratio * votes[deck]):
             demoted = members[deck_index[members] == deck]
             deck_index[demoted] = UNKNOWN
             confidence[demoted] = 0.5
