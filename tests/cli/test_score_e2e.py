@@ -257,7 +257,6 @@ def test_exif_rotated_phone_photo_counts_right(rendered: Rendered, tmp_path: Pat
 
 
 @pytest.mark.usefixtures("game")
-@pytest.mark.xfail(strict=True, reason=BELOW_TARGET)
 def test_upright_centre_photo_counts_match_truth(rendered: Rendered):
     assert count_json(rendered.centre[0])["counts"] == rendered.centre_each[0]
 
