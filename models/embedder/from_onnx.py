@@ -31,9 +31,9 @@ CALIBRATION_SEED = 424242
 MAX_DIFFERENCE = 1e-3
 
 
-def _folded_convolutions(proto: onnx.ModelProto) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(weight, bias) of every Conv node, in graph order."""
-    weights = {i.name: numpy_helper.to_array(i) for i in proto.graph.initializer}
+def _folded_convolutions(proto: onnx.ModelProto,
+                         weights: dict[str, np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(weight, bias) of every Conv node, in graph order (``weights``: initializers by name)."""
     return [(weights[node.input[1]], weights[node.input[2]])
             for node in proto.graph.node if node.op_type == "Conv"]
 
@@ -48,22 +48,21 @@ def _conv_bn_pairs(model: BackEmbedder) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]
 def rebuild(onnx_path: Path, calibration_crops: np.ndarray) -> BackEmbedder:
     """The torch network equivalent to ``onnx_path`` (eval mode)."""
     proto = onnx.load(str(onnx_path))
-    folded = _folded_convolutions(proto)
+    weights = {i.name: numpy_helper.to_array(i).copy() for i in proto.graph.initializer}
+    folded = _folded_convolutions(proto, weights)
     model = BackEmbedder().eval()
     pairs = _conv_bn_pairs(model)
     if len(folded) != len(pairs):
         raise SystemExit(f"{onnx_path} has {len(folded)} convolutions, the network {len(pairs)}")
-    named = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
-             for i in proto.graph.initializer}
     state = model.state_dict()
     for key in state:
-        if key.split(".")[0] in ("embed", "neck", "face_up") and key in named:
-            state[key] = named[key]
+        if key.split(".")[0] in ("embed", "neck", "face_up") and key in weights:
+            state[key] = torch.from_numpy(weights[key])
     model.load_state_dict(state)
     x = torch.from_numpy(calibration_crops)
     captured: list[torch.Tensor] = []
     for (conv, bn), (weight, bias) in zip(pairs, folded, strict=True):
-        conv.weight.copy_(torch.from_numpy(weight.copy()))
+        conv.weight.copy_(torch.from_numpy(weight))
         captured.clear()
         hook = bn.register_forward_hook(lambda _m, inputs, _out: captured.append(inputs[0]))
         model(x)
@@ -74,7 +73,7 @@ def rebuild(onnx_path: Path, calibration_crops: np.ndarray) -> BackEmbedder:
         bn.running_mean.copy_(mean)
         bn.running_var.copy_(var)
         bn.weight.copy_(torch.sqrt(var + bn.eps))
-        bn.bias.copy_(mean + torch.from_numpy(bias.copy()))
+        bn.bias.copy_(mean + torch.from_numpy(bias))
     session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
     want = session.run(None, {"crops": calibration_crops})
     got = model(x)

@@ -157,7 +157,7 @@ def add_clutter(rng: np.random.Generator, tex: np.ndarray, px_per_mm: float,
                      "coin": 13}[kind]
                 rx = ry = r * px_per_mm
             if cx + rx < k[0] or cx - rx > k[2] or cy + ry < k[1] or cy - ry > k[3]:
-                if not busy:
+                if not busy:  # drawn only now, as before, so sparse renders keep their bytes
                     angle = rng.uniform(0, math.pi)
                 _draw(rng, tex, kind, cx, cy, angle, px_per_mm, busy)
                 info["objects"].append(kind)
