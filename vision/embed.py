@@ -132,7 +132,8 @@ def default_embedder() -> BackEmbedder:
 def background_embeddings() -> np.ndarray:
     """(b, embedding_dim) unit embeddings of random backs that belong to no deck.
 
-    Calibration sets each deck's threshold above what such impostors reach.
+    Calibration sets each deck's threshold above what such impostors reach; identification
+    keeps such look-alikes out of a deck. Read once; callers must not modify the array.
     """
     try:
         with resources.files("cardtally.models").joinpath(BACKGROUND_FILE).open("rb") as handle:
@@ -141,4 +142,6 @@ def background_embeddings() -> np.ndarray:
         raise CardtallyError(
             f"The model file {BACKGROUND_FILE} is missing from the installation; reinstall cardtally."
         ) from None
-    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    vectors.setflags(write=False)
+    return vectors

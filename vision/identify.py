@@ -22,7 +22,7 @@ import numpy as np
 from .consensus import ConsensusSettings, settle_by_consensus
 from .decks import DeckSet
 from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
-from .embed import BackEmbedder, Embeddings, default_embedder
+from .embed import BackEmbedder, Embeddings, background_embeddings, default_embedder
 from .rectify import CardCrops, card_crops
 from .templates import SiblingSet, match_siblings, normalised_frame
 
@@ -33,6 +33,17 @@ class IdentifySettings:
 
     #: Best deck must beat the second best by this much.
     margin: float = 0.01
+    #: A card that falls short of its nearest deck's threshold by at most this much is still
+    #: that deck's card when it is clearly no one else's: a threshold is set under the
+    #: calibration photo's light and camera, and strips or large cards in a game photo often
+    #: land just below it (0 turns this off) ...
+    near_threshold_slack: float = 0.1
+    #: ... when it beats every other calibrated deck by this much ...
+    near_threshold_margin: float = 0.15
+    #: ... and is at least this much more similar to the deck than to any of the random other
+    #: backs the embedder ships (``embed.background_embeddings``): a deck nobody calibrated is
+    #: a back like those, so its cards stay UNKNOWN.
+    background_margin: float = 0.0
     #: Face-up head probability from which a card counts as face up, unless it matches a deck
     #: whose own backs reach such values (``DeckProfile.face_up_prob_limit``).
     face_up_prob: float = 0.4
@@ -63,9 +74,14 @@ def deck_similarities(embeddings: Embeddings, decks: DeckSet) -> np.ndarray:
 
 
 def classify(
-    embeddings: Embeddings, decks: DeckSet, settings: IdentifySettings = IdentifySettings()
+    embeddings: Embeddings, decks: DeckSet, settings: IdentifySettings = IdentifySettings(),
+    background: np.ndarray | None = None,
 ) -> CardIdentities:
-    """Decide deck / UNKNOWN / FACE_UP for embedded cards (pure; no images involved)."""
+    """Decide deck / UNKNOWN / FACE_UP for embedded cards (pure; no images involved).
+
+    ``background`` (b, dim) unit embeddings of backs that belong to no deck enable the
+    near-threshold rule of :class:`IdentifySettings`; without them only the thresholds decide.
+    """
     n = len(embeddings)
     deck_index = np.full((n,), UNKNOWN, np.int64)
     confidence = np.zeros((n,), np.float32)
@@ -78,6 +94,11 @@ def classify(
         s_best = sims[rows, best]
         s_second = sims[rows, order[:, 1]] if len(decks) > 1 else np.full((n,), -1.0, np.float32)
         accepted = (s_best >= thresholds[best]) & (s_best - s_second >= settings.margin)
+        if background is not None and len(background) and settings.near_threshold_slack > 0:
+            s_background = (embeddings.vectors @ background.T).max(axis=1)
+            accepted |= ((s_best >= thresholds[best] - settings.near_threshold_slack)
+                         & (s_best - s_second >= settings.near_threshold_margin)
+                         & (s_best - s_background >= settings.background_margin))
         deck_index[accepted] = best[accepted]
         # Confidence: softmax over the decks plus an "unknown" option scored at the threshold.
         logits = np.concatenate([sims, thresholds[best][:, None]], axis=1)
@@ -123,7 +144,7 @@ def decide_owners(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
     ``crops`` are the photo's card crops with their rectified frames (``card_crops(...,
     keep_rectified=True)``), parallel to ``embeddings``.
     """
-    identities = classify(embeddings, decks, settings)
+    identities = classify(embeddings, decks, settings, background_embeddings())
     if settings.sibling_templates:
         identities = settle_siblings(crops, embeddings, decks, identities, settings)
     if settings.consensus is None:

@@ -233,7 +233,6 @@ def test_score_saves_the_exact_round(rendered: Rendered):
 
 
 @pytest.mark.usefixtures("game")
-@pytest.mark.xfail(strict=True, reason=BELOW_TARGET)
 def test_count_json_per_photo(rendered: Rendered):
     data = count_json(rendered.centre[0], rendered.leftover[0])
     assert [(p["width"], p["height"]) for p in data["photos"]] == [IMAGE_WH, IMAGE_WH]

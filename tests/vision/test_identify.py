@@ -76,3 +76,25 @@ def test_sibling_candidates_only_for_plausible_backs_near_a_templated_deck():
     # sun and moon are siblings; face up: never; plain has no template; below every threshold:
     # nothing to settle; blue alone: nothing to compare with.
     assert got == [[0, 1], [], [], [], []]
+
+
+def test_a_card_just_below_threshold_counts_when_it_is_clearly_no_one_elses():
+    decks = DeckSet((deck("red", [1, 0, 0, 0]), deck("blue", [0, 1, 0, 0])))
+    background = unit([0.3, 0, 0, 1], [0, 0.2, 0.2, -1])
+    emb = Embeddings(
+        vectors=unit(
+            [0.75, 0, 0.66, 0],  # 0.75 to red (threshold 0.8), far from blue and the background
+            [0.75, 0, 0, 0.66],  # as close to red, but a random back is closer: a stranger
+            [0.6, 0, 0.8, 0],  # too far below red's threshold
+            [0.75, 0.62, 0.23, 0],  # red only ~0.13 ahead of blue
+        ),
+        face_up_prob=np.zeros((4,), np.float32),
+    )
+    ids = classify(emb, decks, background=background)
+    assert ids.deck_index.tolist() == [0, UNKNOWN, UNKNOWN, UNKNOWN]
+    # Accepted below the threshold: the confidence stays under a half, so the card is listed
+    # for the user to check.
+    assert 0.0 < ids.confidence[0] < 0.5
+    assert classify(emb, decks).deck_index.tolist() == [UNKNOWN] * 4
+    off = IdentifySettings(near_threshold_slack=0.0)
+    assert classify(emb, decks, off, background).deck_index.tolist() == [UNKNOWN] * 4
