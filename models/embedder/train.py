@@ -31,6 +31,9 @@ VIEWS_PER_DESIGN = 4
 FRONT_DESIGNS = 16
 VIEWS_PER_FRONT = 2
 TEMPERATURE = 0.1
+#: With ``--bank``: detector-cut crops of this many decks, this many views each, per batch.
+BANK_CLASSES = 8
+BANK_VIEWS = 4
 
 
 def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
@@ -83,6 +86,42 @@ class _Batches(IterableDataset):
         worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
         for step in range(self.first_step + worker, self.last_step, workers):
             yield {k: torch.from_numpy(v) for k, v in make_batch(self.seed, step).items()}
+
+
+class DetectorBank:
+    """Crops the shipped detector cut from rendered photos, grouped by deck (``detector_bank``)."""
+
+    def __init__(self, crops: np.ndarray, labels: np.ndarray) -> None:
+        self.crops = crops
+        order = np.argsort(labels, kind="stable")
+        classes, starts, counts = np.unique(labels[order], return_index=True, return_counts=True)
+        # Only decks with enough crops give a batch several views of one deck.
+        enough = counts >= BANK_VIEWS
+        self.members = [order[a : a + n] for a, n in zip(starts[enough], counts[enough], strict=True)]
+        self.n_classes = len(classes)
+
+    @classmethod
+    def load(cls, paths: list[Path]) -> DetectorBank:
+        parts = [np.load(path) for path in paths]
+        # Labels are unique per scene index; banks made with different --first never collide.
+        return cls(np.concatenate([p["crops"] for p in parts]),
+                   np.concatenate([p["labels"] for p in parts]))
+
+    def extend(self, batch: dict[str, torch.Tensor], rng: np.random.Generator,
+               n_classes: int) -> dict[str, torch.Tensor]:
+        """``batch`` with ``n_classes`` bank decks of BANK_VIEWS crops each appended."""
+        picked = rng.choice(len(self.members), size=min(n_classes, len(self.members)), replace=False)
+        first_label = int(batch["labels"].max()) + 1
+        crops, labels = [], []
+        for k, c in enumerate(picked):
+            views = rng.choice(self.members[c], size=BANK_VIEWS, replace=False)
+            crops.append(self.crops[np.sort(views)].astype(np.float32))
+            labels += [first_label + k] * BANK_VIEWS
+        return {
+            "crops": torch.cat([batch["crops"], torch.from_numpy(np.concatenate(crops))]),
+            "labels": torch.cat([batch["labels"], torch.tensor(labels, dtype=torch.int64)]),
+            "face_up": torch.cat([batch["face_up"], torch.zeros(len(labels))]),
+        }
 
 
 def supcon_loss(embedding: torch.Tensor, labels: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -150,6 +189,10 @@ def main() -> None:
     parser.add_argument("--replay", type=int, default=0,
                         help="extra updates per fresh batch on recent batches (turned 180 deg)")
     parser.add_argument("--warmup", type=int, default=60)
+    parser.add_argument("--bank", type=Path, nargs="*", default=[],
+                        help="detector-crop banks (detector_bank.py) mixed into every batch")
+    parser.add_argument("--bank-classes", type=int, default=BANK_CLASSES,
+                        help="bank decks per batch (with BANK_VIEWS crops each)")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -175,6 +218,7 @@ def main() -> None:
         print(f"resumed at step {step}", file=log, flush=True)
 
     val_crops, val_labels = validation_set(args.seed)
+    bank = DetectorBank.load(args.bank) if args.bank else None
 
     def save(path: Path) -> None:
         tmp = path.with_suffix(".tmp")
@@ -203,6 +247,9 @@ def main() -> None:
     for batch in loader:
         for group in opt.param_groups:
             group["lr"] = _lr(step, args.steps, args.lr, args.warmup)
+        if bank is not None:
+            batch = bank.extend(batch, np.random.default_rng([args.seed, step, 3]),
+                                args.bank_classes)
         loss_metric, loss_face = update(batch)
         # Views cost more CPU than updates: reuse recent batches, turned 180 degrees (a card
         # lies either way round, so the label holds).
