@@ -94,11 +94,10 @@ class DetectorBank:
     def __init__(self, crops: np.ndarray, labels: np.ndarray) -> None:
         self.crops = crops
         order = np.argsort(labels, kind="stable")
-        classes, starts, counts = np.unique(labels[order], return_index=True, return_counts=True)
+        _, starts, counts = np.unique(labels[order], return_index=True, return_counts=True)
         # Only decks with enough crops give a batch several views of one deck.
         enough = counts >= BANK_VIEWS
         self.members = [order[a : a + n] for a, n in zip(starts[enough], counts[enough], strict=True)]
-        self.n_classes = len(classes)
 
     @classmethod
     def load(cls, paths: list[Path]) -> DetectorBank:
