@@ -24,6 +24,7 @@ import numpy as np
 from cardtally.errors import CardtallyError
 from cardtally.models.embedder.scenes import (
     calibrate_from_scene,
+    cards_under_centres,
     expected_owner,
     gt_detections,
     real_back_paths,
@@ -221,12 +222,7 @@ def real_detections(scene) -> tuple[CardDetections, np.ndarray]:
     from cardtally.vision.detect import detect_cards
 
     detections = detect_cards(scene.image)
-    height, width = scene.owner_map.shape
-    matched = []
-    for x, y in np.round(detections.centre_xy).astype(int):
-        inside = 0 <= x < width and 0 <= y < height
-        matched.append(int(scene.owner_map[y, x]) if inside else -1)
-    return detections, np.array(matched, np.int64)
+    return detections, cards_under_centres(scene, detections)
 
 
 def embed_timing(n: int = 200, repeats: int = 9) -> tuple[float, float, float]:

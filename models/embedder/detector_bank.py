@@ -23,10 +23,12 @@ import numpy as np
 
 from ...vision.calibrate import find_cards
 from ...vision.detect import detect_cards
-from ...vision.rectify import card_crops
+from ...vision.detections import CardDetections
+from ...vision.rectify import CROP_PX, INPUT_CHANNELS, card_crops
 from ..synth.designs import design_family, random_back_design
 from ..synth.photo import Lighting
 from ..synth.scene import Scene, SceneOptions, render_calibration_photo, render_scene
+from .scenes import cards_under_centres, expected_owner
 
 #: Kept crops are stored as float16 (model inputs are colours near [0, 1.25] and a 0/1 mask).
 STORE_DTYPE = np.float16
@@ -40,21 +42,19 @@ def scene_decks(rng: np.random.Generator) -> list[np.ndarray]:
 
 
 def labelled_crops(scene: Scene, deck_labels: dict[str, int],
-                   detections=None) -> tuple[np.ndarray, np.ndarray]:
-    """Model inputs of the detected cards that lie on a back-up card, and their labels."""
+                   detections: CardDetections | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Model inputs of the detected cards that lie on a back-up card, and their labels
+    (``deck_labels``: the label of each deck name)."""
     detections = detect_cards(scene.image) if detections is None else detections
-    height, width = scene.owner_map.shape
-    keep, labels = [], []
-    for i, (x, y) in enumerate(detections.centre_xy):
-        owner = int(scene.owner_map[min(int(y), height - 1), min(int(x), width - 1)])
-        if owner < 0 or scene.cards[owner].face_up:
-            continue
-        keep.append(i)
-        labels.append(deck_labels[scene.cards[owner].deck_name])
-    if not keep:
-        return np.zeros((0, 4, 64, 64), STORE_DTYPE), np.zeros((0,), np.int64)
-    crops = card_crops(scene.image, detections[np.array(keep)])
-    return crops.pixels.astype(STORE_DTYPE), np.array(labels, np.int64)
+    names = list(deck_labels)
+    owners = cards_under_centres(scene, detections)
+    # Owner -1 (the table) picks the appended -1; FACE_UP is negative too.
+    deck_of = np.append(expected_owner(scene, names), -1)[owners]
+    keep = np.flatnonzero(deck_of >= 0)
+    if len(keep) == 0:
+        return np.zeros((0, INPUT_CHANNELS, CROP_PX, CROP_PX), STORE_DTYPE), np.zeros((0,), np.int64)
+    labels = np.array([deck_labels[names[k]] for k in deck_of[keep]], np.int64)
+    return card_crops(scene.image, detections[keep]).pixels.astype(STORE_DTYPE), labels
 
 
 def bank_scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:

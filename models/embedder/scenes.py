@@ -36,6 +36,17 @@ def gt_detections(scene: Scene) -> CardDetections:
     )
 
 
+def cards_under_centres(scene: Scene, detections: CardDetections) -> np.ndarray:
+    """Per detection, the index of the rendered card under its centre point (-1: the table or
+    outside the image): how the benchmarks and the training bank match detections to cards."""
+    height, width = scene.owner_map.shape
+    x, y = np.round(detections.centre_xy).astype(int).reshape(-1, 2).T
+    inside = (x >= 0) & (x < width) & (y >= 0) & (y < height)
+    owners = np.full(len(x), -1, np.int64)
+    owners[inside] = scene.owner_map[y[inside], x[inside]]
+    return owners
+
+
 def expected_owner(scene: Scene, deck_order: list[str]) -> np.ndarray:
     """Per card: index into ``deck_order``, FACE_UP, or -1 for a deck not in ``deck_order``."""
     out = []
