@@ -5,25 +5,29 @@ shrunk by a few percent, an axis turned by 90 degrees); real detector outlines a
 cut in pieces by printed bands and spill onto neighbours. This bank renders game photos of
 procedural decks (``synth.scene``, the same generator as the benchmark but from seeds the
 benchmark never uses), finds their cards with the shipped detector, and keeps every detection
-whose centre lies on a back-up card, labelled by its deck. Each deck is also photographed
+whose centre lies on a card: a back-up card labelled by its deck, a face-up card marked as
+such (so that the face-up head also learns the detector's cut-up fronts). Each deck is also photographed
 alone, as ``cardtally calibrate`` sees it, under another light, so that a class holds a deck's
 calibration crops and its game crops together. Procedural designs only: never the real backs
 in ``shared/data`` (they are test material).
 
     python -m cardtally.models.embedder.detector_bank --out runs/bank.npz --scenes 200 --seed 21
+    python -m cardtally.models.embedder.detector_bank --out runs/bank_faceup.npz --scenes 200 \
+        --first 500 --seed 21 --face-up-fraction 0.4 --no-calibration
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ...vision.calibrate import find_cards
 from ...vision.detect import detect_cards
-from ...vision.detections import CardDetections
+from ...vision.detections import FACE_UP, CardDetections
 from ...vision.rectify import CROP_PX, INPUT_CHANNELS, card_crops
 from ..synth.designs import design_family, random_back_design
 from ..synth.photo import Lighting
@@ -41,24 +45,45 @@ def scene_decks(rng: np.random.Generator) -> list[np.ndarray]:
     return [random_back_design(rng) for _ in range(int(rng.integers(2, 7)))]
 
 
+@dataclass(frozen=True)
+class LabelledCrops:
+    """Model inputs of detected cards; ``labels`` is the deck label (-1 for a face-up card)."""
+
+    crops: np.ndarray
+    labels: np.ndarray
+    face_up: np.ndarray
+
+    @classmethod
+    def join(cls, parts: list[LabelledCrops]) -> LabelledCrops:
+        """All parts' crops, in order."""
+        return cls(*(np.concatenate([getattr(p, f) for p in parts])
+                     for f in ("crops", "labels", "face_up")))
+
+
 def labelled_crops(scene: Scene, deck_labels: dict[str, int],
-                   detections: CardDetections | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Model inputs of the detected cards that lie on a back-up card, and their labels
-    (``deck_labels``: the label of each deck name)."""
+                   detections: CardDetections | None = None) -> LabelledCrops:
+    """The detected cards that lie on a back-up card (labelled by ``deck_labels``, the label of
+    each deck name) or on a face-up card (label -1, ``face_up`` set)."""
     detections = detect_cards(scene.image) if detections is None else detections
     names = list(deck_labels)
     owners = cards_under_centres(scene, detections)
-    # Owner -1 (the table) picks the appended -1; FACE_UP is negative too.
+    # Owner -1 (the table) picks the appended -1, which is neither a deck nor FACE_UP.
     deck_of = np.append(expected_owner(scene, names), -1)[owners]
-    keep = np.flatnonzero(deck_of >= 0)
+    keep = np.flatnonzero((deck_of >= 0) | (deck_of == FACE_UP))
     if len(keep) == 0:
-        return np.zeros((0, INPUT_CHANNELS, CROP_PX, CROP_PX), STORE_DTYPE), np.zeros((0,), np.int64)
-    labels = np.array([deck_labels[names[k]] for k in deck_of[keep]], np.int64)
-    return card_crops(scene.image, detections[keep]).pixels.astype(STORE_DTYPE), labels
+        return LabelledCrops(np.zeros((0, INPUT_CHANNELS, CROP_PX, CROP_PX), STORE_DTYPE),
+                             np.zeros((0,), np.int64), np.zeros((0,), bool))
+    face_up = deck_of[keep] == FACE_UP
+    labels = np.array([-1 if k == FACE_UP else deck_labels[names[k]] for k in deck_of[keep]],
+                      np.int64)
+    crops = card_crops(scene.image, detections[keep]).pixels.astype(STORE_DTYPE)
+    return LabelledCrops(crops, labels, face_up)
 
 
-def bank_scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and labels (``index * 8 + deck``) of one game photo and its decks' calibrations."""
+def bank_scene(seed: int, index: int, face_up_fraction: float = 0.05,
+               calibrations: bool = True) -> LabelledCrops:
+    """Crops of one game photo (deck labels ``index * 8 + deck``) and, with ``calibrations``, of
+    its decks' calibration photos."""
     rng = np.random.default_rng([seed, index])
     designs = scene_decks(rng)
     names = [f"deck{k}" for k in range(len(designs))]
@@ -67,14 +92,14 @@ def bank_scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:
     options = SceneOptions(
         preset=("mixed", "mixed", "rows", "pile", "spread")[int(rng.integers(5))],
         n_decks=len(designs), designs=designs, deck_names=names,
-        n_cards=(20, 100), face_up_fraction=0.05, image_wh=image_wh, lighting=Lighting(),
+        n_cards=(20, 100), face_up_fraction=face_up_fraction, image_wh=image_wh, lighting=Lighting(),
     )
     parts = [labelled_crops(render_scene(int(rng.integers(2**31)), options), deck_labels)]
-    for name, design in zip(names, designs, strict=True):
+    for name, design in zip(names, designs, strict=True) if calibrations else ():
         photo = render_calibration_photo(int(rng.integers(2**31)), design, image_wh=(1280, 960),
                                          deck_name=name)
         parts.append(labelled_crops(photo, deck_labels, find_cards(photo.image)))
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return LabelledCrops.join(parts)
 
 
 def main() -> None:
@@ -83,19 +108,23 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=200)
     parser.add_argument("--first", type=int, default=0, help="first scene index (to split work)")
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--face-up-fraction", type=float, default=0.05,
+                        help="share of each game photo's cards lying face up")
+    parser.add_argument("--no-calibration", action="store_true",
+                        help="game photos only, without the decks' calibration photos")
     args = parser.parse_args()
     started = time.monotonic()
-    crops, labels = [], []
+    parts = []
     for index in range(args.first, args.first + args.scenes):
-        c, lab = bank_scene(args.seed, index)
-        crops.append(c)
-        labels.append(lab)
+        parts.append(bank_scene(args.seed, index, args.face_up_fraction, not args.no_calibration))
         if (index - args.first) % 20 == 19:
-            print(f"scene {index + 1}: {sum(len(x) for x in labels)} crops, "
+            print(f"scene {index + 1}: {sum(len(p.labels) for p in parts)} crops, "
                   f"{(time.monotonic() - started) / 60:.1f} min", flush=True)
+    bank = LabelledCrops.join(parts)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out, crops=np.concatenate(crops), labels=np.concatenate(labels))
-    print(f"wrote {args.out}: {sum(len(x) for x in labels)} crops", flush=True)
+    np.savez(args.out, crops=bank.crops, labels=bank.labels, face_up=bank.face_up)
+    print(f"wrote {args.out}: {len(bank.labels)} crops, {int(bank.face_up.sum())} face up",
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ TEMPERATURE = 0.1
 #: With ``--bank``: detector-cut crops of this many decks, this many views each, per batch.
 BANK_CLASSES = 8
 BANK_VIEWS = 4
+#: With ``--bank``: detector-cut crops of face-up cards per batch (when the bank has them).
+BANK_FACE_UP = 16
 
 
 def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
@@ -91,9 +93,13 @@ class _Batches(IterableDataset):
 class DetectorBank:
     """Crops the shipped detector cut from rendered photos, grouped by deck (``detector_bank``)."""
 
-    def __init__(self, crops: np.ndarray, labels: np.ndarray) -> None:
+    def __init__(self, crops: np.ndarray, labels: np.ndarray,
+                 face_up: np.ndarray | None = None) -> None:
         self.crops = crops
-        order = np.argsort(labels, kind="stable")
+        face_up = np.zeros(len(labels), bool) if face_up is None else face_up.astype(bool)
+        self.face_up_rows = np.flatnonzero(face_up)
+        backs = np.flatnonzero(~face_up)
+        order = backs[np.argsort(labels[backs], kind="stable")]
         _, starts, counts = np.unique(labels[order], return_index=True, return_counts=True)
         # Only decks with enough crops give a batch several views of one deck.
         enough = counts >= BANK_VIEWS
@@ -103,23 +109,31 @@ class DetectorBank:
     def load(cls, paths: list[Path]) -> DetectorBank:
         parts = [np.load(path) for path in paths]
         # Labels are unique per scene index; banks made with different --first never collide.
+        # Banks made before face-up crops were kept have no "face_up" array.
         return cls(np.concatenate([p["crops"] for p in parts]),
-                   np.concatenate([p["labels"] for p in parts]))
+                   np.concatenate([p["labels"] for p in parts]),
+                   np.concatenate([p["face_up"] if "face_up" in p else np.zeros(len(p["labels"]), bool)
+                                   for p in parts]))
 
     def extend(self, batch: dict[str, torch.Tensor], rng: np.random.Generator,
-               n_classes: int) -> dict[str, torch.Tensor]:
-        """``batch`` with ``n_classes`` bank decks of BANK_VIEWS crops each appended."""
+               n_classes: int, n_face_up: int = BANK_FACE_UP) -> dict[str, torch.Tensor]:
+        """``batch`` with ``n_classes`` bank decks of BANK_VIEWS crops each and ``n_face_up``
+        face-up crops (label -1) appended."""
         picked = rng.choice(len(self.members), size=min(n_classes, len(self.members)), replace=False)
         first_label = int(batch["labels"].max()) + 1
-        crops, labels = [], []
+        rows, labels = [], []
         for k, c in enumerate(picked):
-            views = rng.choice(self.members[c], size=BANK_VIEWS, replace=False)
-            crops.append(self.crops[np.sort(views)].astype(np.float32))
+            rows.append(np.sort(rng.choice(self.members[c], size=BANK_VIEWS, replace=False)))
             labels += [first_label + k] * BANK_VIEWS
+        n_face_up = min(n_face_up, len(self.face_up_rows))
+        rows.append(np.sort(rng.choice(self.face_up_rows, size=n_face_up, replace=False)))
+        face_up = [0.0] * len(labels) + [1.0] * n_face_up
+        labels += [-1] * n_face_up
+        crops = self.crops[np.concatenate(rows).astype(np.int64)].astype(np.float32)
         return {
-            "crops": torch.cat([batch["crops"], torch.from_numpy(np.concatenate(crops))]),
+            "crops": torch.cat([batch["crops"], torch.from_numpy(crops)]),
             "labels": torch.cat([batch["labels"], torch.tensor(labels, dtype=torch.int64)]),
-            "face_up": torch.cat([batch["face_up"], torch.zeros(len(labels))]),
+            "face_up": torch.cat([batch["face_up"], torch.tensor(face_up)]),
         }
 
 
@@ -192,6 +206,8 @@ def main() -> None:
                         help="detector-crop banks (detector_bank.py) mixed into every batch")
     parser.add_argument("--bank-classes", type=int, default=BANK_CLASSES,
                         help="bank decks per batch (with BANK_VIEWS crops each)")
+    parser.add_argument("--bank-face-up", type=int, default=BANK_FACE_UP,
+                        help="bank crops of face-up cards per batch")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -248,7 +264,7 @@ def main() -> None:
             group["lr"] = _lr(step, args.steps, args.lr, args.warmup)
         if bank is not None:
             batch = bank.extend(batch, np.random.default_rng([args.seed, step, 3]),
-                                args.bank_classes)
+                                args.bank_classes, args.bank_face_up)
         loss_metric, loss_face = update(batch)
         # Views cost more CPU than updates: reuse recent batches, turned 180 degrees (a card
         # lies either way round, so the label holds).
