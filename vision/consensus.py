@@ -3,8 +3,8 @@
 A deck's threshold is set from its calibration photo, under another light and camera than the
 game photo, so in play many of its cards fall just short of it (UNKNOWN) while others of the
 same deck, in the same photo, pass clearly. The photo's cards are clustered by their
-embeddings; where a cluster's sure members (accepted with a clear margin over the second
-deck) vote for one deck, its UNKNOWN members whose nearest deck is that one, and which come
+embeddings; where a cluster's sure members (past their deck's threshold with a clear margin over the
+second deck) vote for one deck, its UNKNOWN members whose nearest deck is that one, and which come
 within a slack of its threshold, join it.
 
 The same clusters guard the rejection of decks nobody calibrated: such a deck forms a cluster
@@ -76,8 +76,11 @@ def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: Card
     best = order[:, 0]
     s_best = deck_similarity[rows, best]
     s_second = deck_similarity[rows, order[:, 1]] if n_decks > 1 else np.full((n,), -1.0)
-    votes_for = np.where((deck_index >= 0) & (s_best - s_second >= settings.sure_margin),
-                         deck_index, UNKNOWN)
+    # Cards taken in below their deck's threshold (``IdentifySettings.near_threshold_slack``)
+    # do not vote: their similarity would drag a cluster's vote strength under the doubtful line.
+    passed = (deck_index >= 0) & (deck_similarity[rows, np.maximum(deck_index, 0)]
+                                  >= thresholds[np.maximum(deck_index, 0)])
+    votes_for = np.where(passed & (s_best - s_second >= settings.sure_margin), deck_index, UNKNOWN)
     backs = np.flatnonzero(deck_index != FACE_UP)
     vectors = embeddings.vectors[backs]
     clusters = average_linkage(vectors @ vectors.T, settings.cluster_similarity)

@@ -104,3 +104,19 @@ def test_average_linkage_groups_by_mean_similarity():
     # The mean of the four cross pairs is 0.2: at a cut of 0.2 or lower the groups merge.
     assert average_linkage(sims, 0.19).tolist() == [0, 0, 0, 0]
     assert average_linkage(np.zeros((0, 0)), 0.5).tolist() == []
+
+
+def test_cards_taken_in_near_the_threshold_do_not_vote():
+    # classify's near-threshold rule takes in the three 0.74 reds (0.8 - 0.1 <= 0.74, far from
+    # blue and from the background); the 0.68 reds stay UNKNOWN. Had the 0.74s voted, the
+    # cluster's vote strength (median similarity over the threshold) would be -0.06 and, with
+    # as many UNKNOWN cards as votes, the cluster doubtful: every red in it turned UNKNOWN.
+    vectors = [card(0, 0.86, 2, w) for w in (0.0, 0.05)]
+    vectors += [card(0, 0.74, 2, w) for w in (0.1, 0.15, 0.2)]
+    vectors += [card(0, 0.68, 2, w) for w in (0.0, 0.05, 0.1, 0.15, 0.2)]
+    emb = Embeddings(np.array(vectors, np.float32), np.zeros((len(vectors),), np.float32))
+    alone = classify(emb, DECKS, IdentifySettings(consensus=None), background=axis(6)[None])
+    assert alone.deck_index.tolist() == [0] * 5 + [UNKNOWN] * 5
+    together = settle_by_consensus(emb, DECKS, alone, deck_similarities(emb, DECKS))
+    # Two votes of ten cards are no consensus either way: every card keeps its own decision.
+    assert together.deck_index.tolist() == alone.deck_index.tolist()
