@@ -327,27 +327,34 @@ def deck_threshold(own: np.ndarray, prototypes: np.ndarray,
 
 
 def find_cards(image_bgr: np.ndarray) -> CardDetections:
-    """The shipped detector; the classical contour finder while no detector model is shipped.
-
-    All cards of a calibration photo are the same size, so outlines far from the median card
-    area (table texture, two cards merged into one) are dropped before they can look like a
-    second design.
-    """
+    """The shipped detector's cards (:func:`keep_card_sized`); the classical contour finder
+    while no detector model is shipped."""
     if resources.files("cardtally.models").joinpath("card_detector.onnx").is_file():
         from .detect import detect_cards
 
-        detections = detect_cards(image_bgr)
-    else:
-        from .detect_classical import detect_cards_classical
+        return keep_card_sized(detect_cards(image_bgr))
+    from .detect_classical import detect_cards_classical
 
-        detections = detect_cards_classical(image_bgr)
+    return keep_card_sized(detect_cards_classical(image_bgr))
+
+
+def keep_card_sized(detections: CardDetections) -> CardDetections:
+    """The detections of a calibration photo whose estimated card is of the photo's card size.
+
+    All cards of a calibration photo are the same size, so outlines far from the median card
+    area (table texture, two cards merged into one) are dropped before they can look like a
+    second design. Where pieces of cards cut by their print outnumber the whole cards, the
+    median is a piece's area and the whole cards are the ones dropped: when fewer than
+    ``MIN_USABLE_CARDS`` outlines are left, all of them are kept and the design check decides.
+    """
     if len(detections) < 2:
         return detections
     quads = detections.quad_xy
     x, y = quads[:, :, 0], quads[:, :, 1]
     area = 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1))
     ratio = area / max(float(np.median(area)), 1e-6)
-    return detections[(ratio > 1 / CARD_AREA_SPREAD) & (ratio < CARD_AREA_SPREAD)]
+    kept = detections[(ratio > 1 / CARD_AREA_SPREAD) & (ratio < CARD_AREA_SPREAD)]
+    return kept if len(kept) >= MIN_USABLE_CARDS else detections
 
 
 def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,

@@ -15,11 +15,12 @@ from cardtally.models.synth.scene import SceneOptions, render_calibration_photo,
 from cardtally.vision.calibrate import (
     MIN_USABLE_CARDS,
     design_groups,
+    keep_card_sized,
     nearest_other_card,
     spherical_kmeans,
 )
 from cardtally.vision.decks import DeckSet, load_decks, write_profile
-from cardtally.vision.detections import FACE_UP, UNKNOWN
+from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import default_embedder
 from cardtally.vision.identify import identify
 
@@ -90,3 +91,27 @@ def test_helpers():
     assert sorted(np.argmax(a @ centres.T, axis=1).tolist()) == [0, 0, 1, 1]
     np.testing.assert_allclose(nearest_other_card(a, np.array([0, 0, 1, 1])),
                                [a[0] @ a[3], a[1] @ a[3], a[2] @ a[1], a[3] @ a[1]], atol=1e-6)
+
+
+def square_detections(sides: list[float]) -> CardDetections:
+    """Axis-aligned square "cards" of the given side lengths, in a row."""
+    quads = []
+    for k, side in enumerate(sides):
+        x0 = 400.0 * k
+        quads.append([[x0, 0], [x0 + side, 0], [x0 + side, side], [x0, side]])
+    quad_xy = np.array(quads, np.float32)
+    return CardDetections(
+        quad_xy=quad_xy, visible_polygons_xy=tuple(quad_xy),
+        centre_xy=quad_xy.mean(axis=1), angle_deg=np.zeros(len(sides), np.float32),
+        score=np.ones(len(sides), np.float32), image_wh=(400 * len(sides), 400),
+    )
+
+
+def test_calibration_keeps_the_cards_of_the_photos_card_size():
+    # Four cards and one outline of two cards merged (twice the area): the merged one goes.
+    kept = keep_card_sized(square_detections([100, 102, 98, 101, 142]))
+    assert kept.quad_xy[:, 1, 0].tolist() == [100, 502, 898, 1301]
+    # Three whole cards and four pieces of others cut by their print, of assorted sizes: the
+    # median area is a piece's and only one outline is near it. Dropping the rest would leave
+    # too few cards to calibrate, so all are kept for the design check to judge.
+    assert len(keep_card_sized(square_detections([100, 100, 100, 70, 55, 40, 30]))) == 7
