@@ -3,9 +3,9 @@
 A deck's threshold is set from its calibration photo, under another light and camera than the
 game photo, so in play many of its cards fall just short of it (UNKNOWN) while others of the
 same deck, in the same photo, pass clearly. The photo's cards are clustered by their
-embeddings; where a cluster's sure members (past their deck's threshold with a clear margin over the
-second deck) vote for one deck, its UNKNOWN members whose nearest deck is that one, and which come
-within a slack of its threshold, join it.
+embeddings; where a cluster's sure members (past their deck's threshold, with a clear margin
+over the second deck) vote for one deck, its UNKNOWN members whose nearest deck is that one,
+and which come within a slack of its threshold, join it.
 
 The same clusters guard the rejection of decks nobody calibrated: such a deck forms a cluster
 of its own, mostly UNKNOWN, whose few deck votes come from cards that barely passed a
