@@ -5,9 +5,10 @@
 Single-deck photos: the calibration photos of ``identify_bench.py`` (every scenario, the given
 trials), which should never be refused as mixed. Two-deck photos: rendered spread and rows
 layouts of two procedural decks (3-8 and 2-8 cards), which should be. Each photo goes through
-``calibrate.find_cards`` and ``calibration_crops`` as ``cardtally calibrate`` does; the check
-(``design_groups`` plus the MIXED_MIN_* rule) is then run at several grouping cuts. Photos with
-fewer than 3 whole crops (refused for that reason) are left out of both counts.
+``calibrate.find_cards`` and ``calibration_crops`` as ``cardtally calibrate`` does; calibration's
+own check (``design_groups`` and ``mixes_designs`` on the ``design_judges`` crops) is then run at
+several grouping cuts. Photos with fewer than 3 whole backs (refused for that reason) are left
+out of both counts.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from identify_bench import SCENARIOS, SEED_BASE, calibration_photos, scenario_de
 from cardtally.models.synth.designs import random_back_design
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.calibrate import (
-    CLEAR_CARD_FRACTION,
-    MIXED_MIN_CARDS,
-    MIXED_MIN_SHARE,
+    MIN_USABLE_CARDS,
     calibration_crops,
     design_groups,
+    design_judges,
     find_cards,
+    mixes_designs,
+    whole_back_rows,
 )
 from cardtally.vision.embed import BackEmbedder, default_embedder
 
@@ -39,20 +41,16 @@ def clear_vectors(image: np.ndarray, embedder: BackEmbedder) -> tuple[np.ndarray
     if len(crops.card_index) == 0:
         return None
     embeddings = embedder.embed(crops.pixels)
-    whole = np.flatnonzero(crops.whole)
-    if len(whole) < 3:
+    back_whole, _ = whole_back_rows(crops, embeddings.face_up_prob)
+    if len(back_whole) < MIN_USABLE_CARDS:
         return None
-    clear = whole[crops.visible_fraction[whole] >= CLEAR_CARD_FRACTION]
-    if len(clear) < 3:
-        clear = whole
+    clear = design_judges(crops, back_whole)
     return embeddings.vectors[clear], embeddings.vectors[clear + 1]
 
 
 def refused_as_mixed(vectors: np.ndarray, turned: np.ndarray, cut: float) -> bool:
     """The calibration's mixed-design rule at grouping cut ``cut``."""
-    sizes = np.bincount(design_groups(vectors, cut, turned=turned))
-    return bool(len(sizes) > 1 and sizes[1] >= MIXED_MIN_CARDS
-                and sizes[1] >= MIXED_MIN_SHARE * sizes.sum())
+    return mixes_designs(np.bincount(design_groups(vectors, cut, turned=turned)))
 
 
 def main() -> None:

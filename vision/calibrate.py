@@ -245,33 +245,50 @@ def confusions(name: str, vectors: np.ndarray, own_similarity: np.ndarray,
     return tuple(found)
 
 
+def whole_back_rows(crops: CalibrationCrops, face_up_prob: np.ndarray) -> tuple[np.ndarray, set[int]]:
+    """Rows of the whole-card crops of the cards taken for backs, and the cards taken for
+    fronts (``face_up_prob``: the face-up head's output per crop)."""
+    whole_idx = np.flatnonzero(crops.whole)
+    face_up_cards = set(crops.card_index[whole_idx[face_up_prob[whole_idx] >= FACE_UP_PROB]].tolist())
+    if 2 * len(face_up_cards) >= len(whole_idx):
+        # The user says these are backs; a head that calls most of them fronts is wrong here
+        # (a white, number-like back), and a second design would still be caught below.
+        face_up_cards = set()
+    rows = np.array([i for i in whole_idx if crops.card_index[i] not in face_up_cards], np.int64)
+    return rows, face_up_cards
+
+
+def design_judges(crops: CalibrationCrops, back_whole: np.ndarray) -> np.ndarray:
+    """The rows of ``back_whole`` that judge "one design or several": the clearly visible cards
+    (a card showing only a sliver embeds less reliably and, if it does not match, is just left
+    out), or all of them when too few are clear."""
+    clear = back_whole[crops.visible_fraction[back_whole] >= CLEAR_CARD_FRACTION]
+    return clear if len(clear) >= MIN_USABLE_CARDS else back_whole
+
+
+def mixes_designs(group_sizes: np.ndarray) -> bool:
+    """Whether design groups of these sizes (largest first, ``design_groups``) hold a second
+    design, not just an odd card."""
+    return bool(len(group_sizes) > 1 and group_sizes[1] >= MIXED_MIN_CARDS
+                and group_sizes[1] >= MIXED_MIN_SHARE * group_sizes.sum())
+
+
 def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings,
                       existing: DeckSet, photo_names: list[str], version: str,
                       background: np.ndarray) -> Calibration:
     """Turn embedded calibration crops into a deck profile, or explain why not."""
     photos = ", ".join(photo_names)
-    whole_idx = np.flatnonzero(crops.whole)
-    face_up_cards = set(crops.card_index[whole_idx[embeddings.face_up_prob[whole_idx]
-                                                   >= FACE_UP_PROB]].tolist())
-    if 2 * len(face_up_cards) >= len(whole_idx):
-        # The user says these are backs; a head that calls most of them fronts is wrong here
-        # (a white, number-like back), and a second design would still be caught below.
-        face_up_cards = set()
-    back_whole = np.array([i for i in whole_idx if crops.card_index[i] not in face_up_cards])
+    back_whole, face_up_cards = whole_back_rows(crops, embeddings.face_up_prob)
     if len(back_whole) < MIN_USABLE_CARDS:
         raise CardtallyError(
             f"Found {len(back_whole)} usable card back{'s' if len(back_whole) != 1 else ''} in "
             f"{photos}; need at least {MIN_USABLE_CARDS}. Photograph 5-40 cards of the deck "
             "backs up on a plain table, each card fully or mostly visible."
         )
-    # Judge "one design or several" on the clearly visible cards; a card showing only a sliver
-    # embeds less reliably and, if it does not match, is just left out.
-    clear = back_whole[crops.visible_fraction[back_whole] >= CLEAR_CARD_FRACTION]
-    if len(clear) < MIN_USABLE_CARDS:
-        clear = back_whole
+    clear = design_judges(crops, back_whole)
     labels = design_groups(embeddings.vectors[clear], turned=embeddings.vectors[clear + 1])
     sizes = np.bincount(labels)
-    if len(sizes) > 1 and sizes[1] >= MIXED_MIN_CARDS and sizes[1] >= MIXED_MIN_SHARE * sizes.sum():
+    if mixes_designs(sizes):
         raise CardtallyError(
             f"The photos {photos} mix card designs ({sizes[0]} cards look like one design, "
             f"{sizes[1]} like another); photograph the backs of one deck only."

@@ -78,8 +78,8 @@ def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: Card
     s_second = deck_similarity[rows, order[:, 1]] if n_decks > 1 else np.full((n,), -1.0)
     # Cards taken in below their deck's threshold (``IdentifySettings.near_threshold_slack``)
     # do not vote: their similarity would drag a cluster's vote strength under the doubtful line.
-    passed = (deck_index >= 0) & (deck_similarity[rows, np.maximum(deck_index, 0)]
-                                  >= thresholds[np.maximum(deck_index, 0)])
+    own = np.maximum(deck_index, 0)
+    passed = (deck_index >= 0) & (deck_similarity[rows, own] >= thresholds[own])
     votes_for = np.where(passed & (s_best - s_second >= settings.sure_margin), deck_index, UNKNOWN)
     backs = np.flatnonzero(deck_index != FACE_UP)
     vectors = embeddings.vectors[backs]

@@ -95,10 +95,11 @@ def bank_scene(seed: int, index: int, face_up_fraction: float = 0.05,
         n_cards=(20, 100), face_up_fraction=face_up_fraction, image_wh=image_wh, lighting=Lighting(),
     )
     parts = [labelled_crops(render_scene(int(rng.integers(2**31)), options), deck_labels)]
-    for name, design in zip(names, designs, strict=True) if calibrations else ():
-        photo = render_calibration_photo(int(rng.integers(2**31)), design, image_wh=(1280, 960),
-                                         deck_name=name)
-        parts.append(labelled_crops(photo, deck_labels, find_cards(photo.image)))
+    if calibrations:
+        for name, design in zip(names, designs, strict=True):
+            photo = render_calibration_photo(int(rng.integers(2**31)), design,
+                                             image_wh=(1280, 960), deck_name=name)
+            parts.append(labelled_crops(photo, deck_labels, find_cards(photo.image)))
     return LabelledCrops.join(parts)
 
 
