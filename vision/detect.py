@@ -2,9 +2,10 @@
 
 The network predicts, at half resolution, card foreground, physical card edges, a peak at a
 point inside each card's visible part, the card's orientation and its size. A first pass on a
-640 px copy of the photo reads the card size and where the cards lie; the second pass runs on
-that region only, rescaled so that cards are about 150 px long. Each centre peak is one card;
-a marker-controlled watershed over the edge map gives each card its visible region, from which
+640 px copy of the photo (and, for photos of 2560 px or more, a 1280 px one against misread
+tiny cards) reads the card size and where the cards lie; the second pass runs on that region
+only, rescaled so that cards are about 120 px long. Each centre peak is one card; a
+marker-controlled watershed over the edge map gives each card its visible region, from which
 the visible polygon, the strip width and the orientation are read.
 """
 
@@ -30,11 +31,20 @@ OUTPUT_STRIDE = 2
 TARGET_CARD_LONG_PX = 120.0
 #: First-pass size: enough to see cards of any usual size roughly.
 SURVEY_LONG_SIDE_PX = 640
-#: Photos at least twice this long also get a survey at this size (0: off; chosen by
-#: benchmarks/tune_detector.py, as is the size reading below).
-FINE_SURVEY_LONG_SIDE_PX = 0
+#: Photos at least twice this long also get a survey at this size (0: off), read at its centre
+#: peaks: cards under ~30 px long in the 640 px survey blur into blobs that the size head reads
+#: as one huge card, and the photo would be processed far too small (benchmarks/
+#: detector_operating_point.py, docs/BENCHMARKS.md).
+FINE_SURVEY_LONG_SIDE_PX = 1280
+#: The fine survey's reading replaces the first one only when it is below this share of it...
+FINE_SURVEY_MAX_RATIO = 0.6
+#: ...and sees the cards shorter than this in its own pixels, small enough that the coarse
+#: survey saw them under ~40 px; larger, the fine survey is the one out of its depth (a card
+#: filling the photo reads far too small at 1280 px).
+FINE_SURVEY_MAX_CARD_PX = 150.0
 #: Read the card size at the survey's centre peaks (one reading per card) rather than over
-#: all its card pixels; peaks above this threshold count.
+#: all its card pixels; peaks above this threshold count. The first survey reads all card
+#: pixels (chosen by benchmarks/tune_detector.py); the fine survey always reads its peaks.
 SURVEY_SIZE_AT_PEAKS = False
 SURVEY_PEAK_THRESHOLD = 0.16
 #: Never process more pixels than this on the long side of the region of interest.
@@ -128,14 +138,18 @@ class CardDetector:
         survey_maps = self.predict_maps(survey)
         plan = plan_processing(survey_maps, survey_factor, (width, height))
         if FINE_SURVEY_LONG_SIDE_PX and max(width, height) >= 2 * FINE_SURVEY_LONG_SIDE_PX:
-            # Cards only ~30 px long in the survey read too long (the size head errs upwards
-            # on cards that small); a second look at twice the resolution sees them at a size
-            # the network knows. Erring small only costs time, erring large loses cards: keep
-            # the smaller reading.
+            # Cards only ~30 px long in the survey read far too long (a row of them is one
+            # blob to the size head); a second look at twice the resolution sees them at a
+            # size the network knows. Only a reading far smaller than the first, of cards
+            # small in the fine survey, is taken: elsewhere the first reading is the one the
+            # processing scale was tuned with.
             fine, fine_factor = resize_to_long_side(image_bgr, FINE_SURVEY_LONG_SIDE_PX)
-            fine_plan = plan_processing(self.predict_maps(fine), fine_factor, (width, height))
+            fine_plan = plan_processing(self.predict_maps(fine), fine_factor, (width, height),
+                                        size_at_peaks=True)
             if fine_plan.card_long_px is not None and (
-                plan.card_long_px is None or fine_plan.card_long_px < plan.card_long_px
+                plan.card_long_px is None
+                or (fine_plan.card_long_px < FINE_SURVEY_MAX_RATIO * plan.card_long_px
+                    and fine_plan.card_long_px < FINE_SURVEY_MAX_CARD_PX * fine_factor)
             ):
                 plan = fine_plan
         x0, y0, x1, y1 = plan.roi_xyxy
@@ -162,13 +176,15 @@ class ProcessingPlan:
 
 
 def plan_processing(
-    survey_maps: np.ndarray, survey_factor: float, image_wh: tuple[int, int]
+    survey_maps: np.ndarray, survey_factor: float, image_wh: tuple[int, int],
+    size_at_peaks: bool | None = None,
 ) -> ProcessingPlan:
     """Read the card size and the cards' extent from the low-resolution survey maps.
 
-    The size head gives, at every card pixel, the length of the card it belongs to; its median
-    over the survey's centre peaks (one per card) is robust to cards that the survey splits or
-    merges and to table texture taken for cards. Only the region
+    The size head gives, at every card pixel, the length of the card it belongs to; the card
+    size is its median over all card pixels, or (``size_at_peaks``; default
+    :data:`SURVEY_SIZE_AT_PEAKS`) over the survey's centre peaks, one reading per card, which
+    is robust to table texture or a blur of tiny cards taken for one huge card. Only the region
     around the survey's card pixels (plus :data:`ROI_MARGIN_CARDS` card lengths) is processed at
     full resolution: cards usually fill a part of the photo, and the rest costs time and memory.
     """
@@ -182,7 +198,7 @@ def plan_processing(
         return ProcessingPlan(min(1.0, MAX_LONG_SIDE_PX / max(width, height)), (0, 0, width, height), None)
     to_photo = OUTPUT_STRIDE * survey_factor  # survey output pixels -> photo pixels
     log_long = survey_maps[5][on_cards]
-    if SURVEY_SIZE_AT_PEAKS:
+    if SURVEY_SIZE_AT_PEAKS if size_at_peaks is None else size_at_peaks:
         # One reading per card (at its centre peak), so that table texture taken for one huge
         # card cannot outweigh many small cards; all card pixels when no peak stands out.
         peaks = find_peaks(survey_maps[2], SURVEY_PEAK_THRESHOLD, 3)

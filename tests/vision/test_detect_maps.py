@@ -118,30 +118,58 @@ def test_card_size_read_at_centre_peaks_ignores_table_taken_for_one_big_card(mon
     assert plan_processing(survey, 6.25, (4000, 3000)).card_long_px == pytest.approx(250.0)
 
 
-def test_a_large_photo_gets_a_second_survey_and_the_smaller_card_reading(monkeypatch) -> None:
-    from cardtally.vision.detect import CardDetector
-
-    seen_long_sides = []
+def _fake_survey_maps(coarse_long_px: float, fine_long_px: float, seen_long_sides: list[int]):
+    """A ``predict_maps`` stand-in: one patch of card pixels whose size head reads
+    ``coarse_long_px`` (output px) in the 640 px survey and ``fine_long_px`` in any other,
+    with one centre peak in the middle."""
 
     def fake_maps(self, image_bgr):
         height, width = image_bgr.shape[:2]
         seen_long_sides.append(max(width, height))
         maps = np.zeros((6, height // 2, width // 2), np.float32)
         maps[0, 10:40, 10:40] = 1.0
-        # The coarse survey reads cards 40 output px long, the fine one 30 px: in photo
-        # pixels 40*2*6.4 = 512 px against 30*2*3.2 = 192 px.
-        maps[5, 10:40, 10:40] = np.log2(40.0 if max(width, height) == 640 else 30.0)
+        maps[2, 25, 25] = 1.0
+        maps[5, 10:40, 10:40] = np.log2(coarse_long_px if max(width, height) == 640 else fine_long_px)
         return maps
 
-    monkeypatch.setattr(CardDetector, "predict_maps", fake_maps)
-    monkeypatch.setattr("cardtally.vision.detect.FINE_SURVEY_LONG_SIDE_PX", 1280)
+    return fake_maps
+
+
+@pytest.mark.parametrize(
+    ("coarse_long_px", "fine_long_px", "expected_card_px"),
+    [
+        # A blur of tiny cards read as one big card: 40 output px = 512 photo px at 640 px;
+        # the fine survey's 30 px (= 192 photo px, 60 of its own px) is far smaller: taken.
+        (40.0, 30.0, 192.0),
+        # Readings that differ by less (60 px = 384 photo px, 0.75 of 512): the first
+        # survey's reading, which the processing scale was tuned with, stands.
+        (40.0, 60.0, 512.0),
+        # Cards nearly filling the photo (150 output px = 1920 photo px): the fine survey sees
+        # them 260 of its own px long, out of its depth; its smaller reading is not taken.
+        (150.0, 130.0, 1920.0),
+    ],
+)
+def test_a_large_photo_gets_a_second_survey_against_misread_tiny_cards(
+    monkeypatch, coarse_long_px, fine_long_px, expected_card_px
+) -> None:
+    from cardtally.vision.detect import CardDetector
+
+    seen_long_sides: list[int] = []
+    monkeypatch.setattr(CardDetector, "predict_maps",
+                        _fake_survey_maps(coarse_long_px, fine_long_px, seen_long_sides))
     detector = CardDetector(session=_NoSession())
     photo = np.zeros((3072, 4096, 3), np.uint8)
-    _, work_wh, (factor, _) = detector.processing_maps(photo)
+    _, _, (factor, _) = detector.processing_maps(photo)
     assert seen_long_sides[:2] == [640, 1280]
-    assert factor == pytest.approx(192.0 / TARGET_CARD_LONG_PX, rel=0.02)
-    seen_long_sides.clear()
-    detector.processing_maps(np.zeros((1080, 1920, 3), np.uint8))  # under 2 x 1280: one survey
+    assert factor == pytest.approx(expected_card_px / TARGET_CARD_LONG_PX, rel=0.02)
+
+
+def test_a_photo_under_twice_the_fine_survey_size_gets_one_survey(monkeypatch) -> None:
+    from cardtally.vision.detect import CardDetector
+
+    seen_long_sides: list[int] = []
+    monkeypatch.setattr(CardDetector, "predict_maps", _fake_survey_maps(40.0, 15.0, seen_long_sides))
+    CardDetector(session=_NoSession()).processing_maps(np.zeros((1080, 1920, 3), np.uint8))
     assert seen_long_sides[0] == 640 and 1280 not in seen_long_sides
 
 

@@ -1,0 +1,107 @@
+"""Compare the detector's survey sizing and processing scale on fresh validation scenes.
+
+    python benchmarks/detector_operating_point.py --set mixed --scenes 60
+    python benchmarks/detector_operating_point.py --set big-rows --scenes 16
+
+Each operating point is how the survey reads the card size (over all card pixels, or at its
+centre peaks; optionally a second survey at 1280 px for photos of 2560 px or more, whose
+reading, taken at its peaks, replaces the first when it is below a share of it and of cards
+below a length in its own pixels), the card length the photo is processed at, and the centre
+threshold. Sets
+(none meets the test split, seeds 900,000+, or the 30 tuning scenes of tune_detector.py):
+
+- ``mixed``: mixed layouts, random photo sizes, seeds 800,050+ (``mixed-2``: 800,110+);
+- ``fan``, ``pile``, ``spread``, ``rows``: one layout, seeds 810,020+;
+- ``big-rows``: 100 cards in shingled rows on 4032x3024 photos (as a phone sees a round's
+  centre), seeds 820,000+.
+
+Prints recall, precision, their harmonic mean (F1), the exact-count rate and the mean absolute
+count error per point, and each scene where a point finds fewer than half of the cards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import cardtally.vision.detect as detect_module
+from cardtally.models.synth.scene import SceneOptions, render_scene
+from cardtally.vision.detect import CardDetector, DetectorSettings, cards_from_maps
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from detect_bench import match_cards  # noqa: E402
+
+#: name -> (first survey reads peaks, fine survey px (0: none), fine-reading ratio and
+#: card-px limits, processing card length); centre thresholds are tried on each point's maps.
+POINTS = {
+    "one survey (session 9)": (False, 0, 0.0, 0.0, 120.0),
+    "guarded fine survey": (False, 1280, 0.6, 150.0, 120.0),
+    "peaks + smaller of two, 100 px": (True, 1280, 1.0, 1e9, 100.0),
+    "peaks + smaller of two, 110 px": (True, 1280, 1.0, 1e9, 110.0),
+}
+THRESHOLDS = (0.16, 0.20)
+
+
+def scene_set(name: str, n_scenes: int) -> tuple[SceneOptions, range]:
+    """The options and seeds of a named validation set."""
+    if name in ("mixed", "mixed-2"):
+        seed0 = 800_050 if name == "mixed" else 800_110
+        return SceneOptions(preset="mixed", n_cards=(3, 120), min_strip_px=12.0), range(seed0, seed0 + n_scenes)
+    if name in ("fan", "pile", "spread", "rows"):
+        return SceneOptions(preset=name, n_cards=(3, 120), min_strip_px=12.0), range(810_020, 810_020 + n_scenes)
+    if name == "big-rows":
+        options = SceneOptions(preset="rows", n_decks=4, n_cards=(100, 100), image_wh=(4032, 3024),
+                               face_up_fraction=0.0, min_strip_px=16.0)
+        return options, range(820_000, 820_000 + n_scenes)
+    raise SystemExit(f"unknown set {name!r}")
+
+
+def use_point(point: tuple[bool, int, float, float, float]) -> None:
+    """Set the detector module's survey sizing and processing card length."""
+    at_peaks, fine_px, max_ratio, max_card_px, card_px = point
+    detect_module.SURVEY_SIZE_AT_PEAKS = at_peaks
+    detect_module.FINE_SURVEY_LONG_SIDE_PX = fine_px
+    detect_module.FINE_SURVEY_MAX_RATIO = max_ratio
+    detect_module.FINE_SURVEY_MAX_CARD_PX = max_card_px
+    detect_module.TARGET_CARD_LONG_PX = card_px
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", default="mixed",
+                        choices=("mixed", "mixed-2", "fan", "pile", "spread", "rows", "big-rows"))
+    parser.add_argument("--scenes", type=int, default=60)
+    args = parser.parse_args()
+    options, seeds = scene_set(args.set, args.scenes)
+    detector = CardDetector()
+    # (point, threshold) -> [matched, true cards, false detections, detections, exact scenes,
+    # sum |error|]
+    totals: dict[tuple[str, float], np.ndarray] = {}
+    for seed in seeds:
+        scene = render_scene(seed, options)
+        n_cards = len(scene.cards)
+        for name, point in POINTS.items():
+            use_point(point)
+            maps, work_wh, (factor, offset_xy) = detector.processing_maps(scene.image)
+            for threshold in THRESHOLDS:
+                cards = cards_from_maps(maps, work_wh, DetectorSettings(centre_threshold=threshold))
+                points_xy = cards.centre_xy * factor + np.asarray(offset_xy, np.float32)
+                matched, false_pos = match_cards(scene.owner_map, points_xy, n_cards)
+                error = len(cards) - n_cards
+                row = totals.setdefault((name, threshold), np.zeros(6))
+                row += [matched.sum(), n_cards, false_pos, len(cards), error == 0, abs(error)]
+                if matched.mean() < 0.5:
+                    print(f"seed {seed}: {name}, centre {threshold:.2f} finds "
+                          f"{int(matched.sum())} of {n_cards} cards", flush=True)
+    print(f"\n{args.set}: {len(seeds)} scenes, seeds {seeds.start}-{seeds.stop - 1}\n")
+    print("| point | centre | recall | precision | F1 | exact | MAE |\n|---|---|---|---|---|---|---|")
+    for (name, threshold), (hit, n, false, found, exact, abs_error) in totals.items():
+        print(f"| {name} | {threshold:.2f} | {hit / n:.1%} | {1 - false / max(1, found):.1%} "
+              f"| {2 * hit / (n + found):.3f} | {exact / len(seeds):.1%} | {abs_error / len(seeds):.2f} |")
+
+
+if __name__ == "__main__":
+    main()
