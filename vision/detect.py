@@ -18,6 +18,8 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
+from cardtally.malloc import release_free_memory
+
 from .detections import CardDetections
 from .geometry import CARD_ASPECT, order_quad
 from .load import resize_to_long_side
@@ -55,6 +57,13 @@ SURVEY_FOREGROUND = 0.5
 MIN_SURVEY_CARD_PX = 20
 #: Margin around the survey's card pixels, in card lengths, kept in the region of interest.
 ROI_MARGIN_CARDS = 0.75
+#: Larger network inputs run in tiles: the network needs ~130 MB per megapixel of input
+#: (a whole 3072x2304 pass alone peaked at 1 GB), tiles of at most this side ~350 MB.
+MAX_TILE_SIDE_PX = 1536
+#: Each tile also sees this much of the image around it (a multiple of 32, so that the
+#: encoder's grid stays aligned), so that its maps match an untiled pass (tests/vision/
+#: test_detect_tiles.py).
+TILE_MARGIN_PX = 96
 #: Photos are never enlarged: on 20 validation scenes (session-1 model), allowing 1.5x
 #: enlargement of small cards gave the same recall and precision (0.739 / 0.86) and took 23% longer (10.1 s vs 8.2 s).
 MAX_UPSCALE = 1.0
@@ -110,7 +119,33 @@ class CardDetector:
 
     def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
         """Raw network maps (6, h, w): sigmoid probabilities for heads 0-2, orientation 3-4,
-        log2 of the card length in output pixels 5."""
+        log2 of the card length in output pixels 5.
+
+        Images longer than :data:`MAX_TILE_SIDE_PX` run in overlapping tiles, so that the
+        network's memory stays bounded however large the processed image is.
+        """
+        height, width = image_bgr.shape[:2]
+        if max(height, width) <= MAX_TILE_SIDE_PX:
+            return self._predict_whole(image_bgr)
+        maps = np.empty((6, height // OUTPUT_STRIDE, width // OUTPUT_STRIDE), np.float32)
+        for y0, y1 in _tile_spans(height):
+            for x0, x1 in _tile_spans(width):
+                # glibc keeps each pass's freed activations in the heap, and the next pass
+                # cannot always reuse them: handed back, a 12 MP photo's processing at
+                # 3072 px peaks at 544 MB of process memory instead of 684 MB.
+                release_free_memory()
+                ya, yb = max(0, y0 - TILE_MARGIN_PX), min(height, y1 + TILE_MARGIN_PX)
+                xa, xb = max(0, x0 - TILE_MARGIN_PX), min(width, x1 + TILE_MARGIN_PX)
+                tile = self._predict_whole(image_bgr[ya:yb, xa:xb])
+                # Tile corners are multiples of 32 apart, so every offset here is even.
+                maps[:, y0 // OUTPUT_STRIDE : y1 // OUTPUT_STRIDE, x0 // OUTPUT_STRIDE : x1 // OUTPUT_STRIDE] = tile[
+                    :,
+                    (y0 - ya) // OUTPUT_STRIDE : (y1 - ya) // OUTPUT_STRIDE,
+                    (x0 - xa) // OUTPUT_STRIDE : (x1 - xa) // OUTPUT_STRIDE,
+                ]
+        return maps
+
+    def _predict_whole(self, image_bgr: np.ndarray) -> np.ndarray:
         height, width = image_bgr.shape[:2]
         maps = self.session.run(None, {self.input_name: network_input(image_bgr)})[0][0]
         maps = maps[:, : height // OUTPUT_STRIDE, : width // OUTPUT_STRIDE]
@@ -164,6 +199,14 @@ class CardDetector:
         work_wh = (crop.shape[1], crop.shape[0])
         # The exact inverse of the (rounded) resize.
         return self.predict_maps(crop), work_wh, ((x1 - x0) / work_wh[0], (x0, y0))
+
+
+def _tile_spans(length_px: int) -> list[tuple[int, int]]:
+    """(start, end) of the fewest equal tiles of at most :data:`MAX_TILE_SIDE_PX` covering
+    ``length_px``, each starting at a multiple of 32."""
+    n_tiles = math.ceil(length_px / MAX_TILE_SIDE_PX)
+    step = math.ceil(length_px / n_tiles / 32) * 32
+    return [(start, min(length_px, start + step)) for start in range(0, length_px, step)]
 
 
 @dataclass(frozen=True)
