@@ -6,8 +6,8 @@
 Each operating point is how the survey reads the card size (over all card pixels, or at its
 centre peaks; optionally a second survey at 1280 px for photos of 2560 px or more, whose
 reading, taken at its peaks, replaces the first when it is below a share of it and of cards
-below a length in its own pixels), the card length the photo is processed at, and the centre
-threshold. Sets
+below a length in its own pixels) and the card length the photo is processed at; on each
+point's maps, the centre threshold and the lone-card rule (docs/BENCHMARKS.md) are varied. Sets
 (none meets the test split, seeds 900,000+, or the 30 tuning scenes of tune_detector.py):
 
 - ``mixed``: mixed layouts, random photo sizes, seeds 800,050+ (``mixed-2``: 800,110+);
@@ -35,14 +35,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detect_bench import match_cards  # noqa: E402
 
 #: name -> (first survey reads peaks, fine survey px (0: none), fine-reading ratio and
-#: card-px limits, processing card length); centre thresholds are tried on each point's maps.
+#: card-px limits, processing card length); every map-to-cards setting below is tried on each
+#: point's maps.
 POINTS = {
     "one survey (session 9)": (False, 0, 0.0, 0.0, 120.0),
     "guarded fine survey": (False, 1280, 0.6, 150.0, 120.0),
     "peaks + smaller of two, 100 px": (True, 1280, 1.0, 1e9, 100.0),
     "peaks + smaller of two, 110 px": (True, 1280, 1.0, 1e9, 110.0),
 }
-THRESHOLDS = (0.16, 0.20)
+SETTINGS = {
+    "centre 0.16": DetectorSettings(centre_threshold=0.16),
+    "centre 0.20": DetectorSettings(centre_threshold=0.20),
+    "centre 0.16, lone cards 0.15": DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.15),
+}
 
 
 def scene_set(name: str, n_scenes: int) -> tuple[SceneOptions, range]:
@@ -74,32 +79,35 @@ def main() -> None:
     parser.add_argument("--set", default="mixed",
                         choices=("mixed", "mixed-2", "fan", "pile", "spread", "rows", "big-rows"))
     parser.add_argument("--scenes", type=int, default=60)
+    parser.add_argument("--point", action="append", choices=tuple(POINTS),
+                        help="only this operating point (repeatable; default: all)")
     args = parser.parse_args()
+    points = {name: POINTS[name] for name in args.point or POINTS}
     options, seeds = scene_set(args.set, args.scenes)
     detector = CardDetector()
-    # (point, threshold) -> [matched, true cards, false detections, detections, exact scenes,
+    # (point, setting) -> [matched, true cards, false detections, detections, exact scenes,
     # sum |error|]
     totals: dict[tuple[str, float], np.ndarray] = {}
     for seed in seeds:
         scene = render_scene(seed, options)
         n_cards = len(scene.cards)
-        for name, point in POINTS.items():
+        for name, point in points.items():
             use_point(point)
             maps, work_wh, (factor, offset_xy) = detector.processing_maps(scene.image)
-            for threshold in THRESHOLDS:
-                cards = cards_from_maps(maps, work_wh, DetectorSettings(centre_threshold=threshold))
+            for setting, settings in SETTINGS.items():
+                cards = cards_from_maps(maps, work_wh, settings)
                 points_xy = cards.centre_xy * factor + np.asarray(offset_xy, np.float32)
                 matched, false_pos = match_cards(scene.owner_map, points_xy, n_cards)
                 error = len(cards) - n_cards
-                row = totals.setdefault((name, threshold), np.zeros(6))
+                row = totals.setdefault((name, setting), np.zeros(6))
                 row += [matched.sum(), n_cards, false_pos, len(cards), error == 0, abs(error)]
                 if matched.mean() < 0.5:
-                    print(f"seed {seed}: {name}, centre {threshold:.2f} finds "
+                    print(f"seed {seed}: {name}, {setting} finds "
                           f"{int(matched.sum())} of {n_cards} cards", flush=True)
     print(f"\n{args.set}: {len(seeds)} scenes, seeds {seeds.start}-{seeds.stop - 1}\n")
-    print("| point | centre | recall | precision | F1 | exact | MAE |\n|---|---|---|---|---|---|---|")
-    for (name, threshold), (hit, n, false, found, exact, abs_error) in totals.items():
-        print(f"| {name} | {threshold:.2f} | {hit / n:.1%} | {1 - false / max(1, found):.1%} "
+    print("| point | settings | recall | precision | F1 | exact | MAE |\n|---|---|---|---|---|---|---|")
+    for (name, setting), (hit, n, false, found, exact, abs_error) in totals.items():
+        print(f"| {name} | {setting} | {hit / n:.1%} | {1 - false / max(1, found):.1%} "
               f"| {2 * hit / (n + found):.3f} | {exact / len(seeds):.1%} | {abs_error / len(seeds):.2f} |")
 
 
