@@ -31,3 +31,31 @@ def test_a_tiled_pass_finds_the_same_cards_as_a_whole_one(monkeypatch) -> None:
     assert float(np.abs(whole[:3] - untiled[:3]).mean()) < 0.003  # 0.0045 without the margin
     image_wh = (1792, 1344)
     assert len(cards_from_maps(whole, image_wh)) == len(cards_from_maps(untiled, image_wh))
+
+
+class _PixelSession:
+    """A stand-in network whose maps at each output pixel depend only on the input pixel under
+    it: a tiled pass must then give exactly the whole pass's maps."""
+
+    class _Input:
+        name = "image"
+
+    def get_inputs(self):
+        return [self._Input()]
+
+    def run(self, _outputs, feeds):
+        image = feeds["image"]  # (1, 3, H, W), H and W multiples of 32
+        under = image[:, :, ::2, ::2]
+        return [np.concatenate([under, under * 2.0], axis=1)]  # (1, 6, H/2, W/2)
+
+
+@pytest.mark.parametrize("image_hw", [(1537, 1601), (3071, 2050), (40, 3100)])
+def test_tiles_are_stitched_back_exactly_where_they_belong(monkeypatch, image_hw) -> None:
+    rng = np.random.default_rng(7)
+    image = rng.integers(0, 256, (*image_hw, 3), dtype=np.uint8)
+    detector = CardDetector(session=_PixelSession())
+    tiled = detector.predict_maps(image)
+    monkeypatch.setattr(detect_module, "MAX_TILE_SIDE_PX", 10_000)
+    whole = detector.predict_maps(image)
+    assert tiled.shape == whole.shape == (6, image_hw[0] // 2, image_hw[1] // 2)
+    np.testing.assert_array_equal(tiled, whole)
