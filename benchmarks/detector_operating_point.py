@@ -81,8 +81,13 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=60)
     parser.add_argument("--point", action="append", choices=tuple(POINTS),
                         help="only this operating point (repeatable; default: all)")
+    parser.add_argument("--card-px", type=float, nargs="+", default=None,
+                        help="run each chosen point at these processing card lengths instead")
     args = parser.parse_args()
     points = {name: POINTS[name] for name in args.point or POINTS}
+    if args.card_px:
+        points = {f"{name}, {card_px:.0f} px": (*point[:4], card_px)
+                  for name, point in points.items() for card_px in args.card_px}
     options, seeds = scene_set(args.set, args.scenes)
     detector = CardDetector()
     # (point, setting) -> [matched, true cards, false detections, detections, exact scenes,
