@@ -35,13 +35,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detect_bench import match_cards  # noqa: E402
 
 #: name -> (first survey reads peaks, fine survey px (0: none), fine-reading ratio and
-#: card-px limits, processing card length); every map-to-cards setting below is tried on each
-#: point's maps.
+#: card-px limits, processing card length, shortest photo that gets the fine survey); every
+#: map-to-cards setting below is tried on each point's maps.
 POINTS = {
-    "one survey (session 9)": (False, 0, 0.0, 0.0, 120.0),
-    "guarded fine survey": (False, 1280, 0.6, 150.0, 120.0),
-    "peaks + smaller of two, 100 px": (True, 1280, 1.0, 1e9, 100.0),
-    "peaks + smaller of two, 110 px": (True, 1280, 1.0, 1e9, 110.0),
+    "one survey (session 9)": (False, 0, 0.0, 0.0, 120.0, 2560),
+    "guarded fine survey": (False, 1280, 0.6, 150.0, 120.0, 2560),
+    "guarded fine survey from 1920 px": (False, 1280, 0.6, 150.0, 120.0, 1920),
+    "peaks + smaller of two, 100 px": (True, 1280, 1.0, 1e9, 100.0, 2560),
+    "peaks + smaller of two, 110 px": (True, 1280, 1.0, 1e9, 110.0, 2560),
 }
 SETTINGS = {
     "centre 0.16": DetectorSettings(centre_threshold=0.16),
@@ -64,14 +65,15 @@ def scene_set(name: str, n_scenes: int) -> tuple[SceneOptions, range]:
     raise SystemExit(f"unknown set {name!r}")
 
 
-def use_point(point: tuple[bool, int, float, float, float]) -> None:
+def use_point(point: tuple[bool, int, float, float, float, int]) -> None:
     """Set the detector module's survey sizing and processing card length."""
-    at_peaks, fine_px, max_ratio, max_card_px, card_px = point
+    at_peaks, fine_px, max_ratio, max_card_px, card_px, min_photo_px = point
     detect_module.SURVEY_SIZE_AT_PEAKS = at_peaks
     detect_module.FINE_SURVEY_LONG_SIDE_PX = fine_px
     detect_module.FINE_SURVEY_MAX_RATIO = max_ratio
     detect_module.FINE_SURVEY_MAX_CARD_PX = max_card_px
     detect_module.TARGET_CARD_LONG_PX = card_px
+    detect_module.FINE_SURVEY_MIN_PHOTO_PX = min_photo_px
 
 
 def main() -> None:
@@ -86,7 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     points = {name: POINTS[name] for name in args.point or POINTS}
     if args.card_px:
-        points = {f"{name}, {card_px:.0f} px": (*point[:4], card_px)
+        points = {f"{name}, {card_px:.0f} px": (*point[:4], card_px, point[5])
                   for name, point in points.items() for card_px in args.card_px}
     options, seeds = scene_set(args.set, args.scenes)
     detector = CardDetector()

@@ -2,7 +2,7 @@
 
 The network predicts, at half resolution, card foreground, physical card edges, a peak at a
 point inside each card's visible part, the card's orientation and its size. A first pass on a
-640 px copy of the photo (and, for photos of 2560 px or more, a 1280 px one against misread
+640 px copy of the photo (and, for photos of 1920 px or more, a 1280 px one against misread
 tiny cards) reads the card size and where the cards lie; the second pass runs on that region
 only, rescaled so that cards are about 120 px long. Each centre peak is one card; a
 marker-controlled watershed over the edge map gives each card its visible region, from which
@@ -33,11 +33,13 @@ OUTPUT_STRIDE = 2
 TARGET_CARD_LONG_PX = 120.0
 #: First-pass size: enough to see cards of any usual size roughly.
 SURVEY_LONG_SIDE_PX = 640
-#: Photos at least twice this long also get a survey at this size (0: off), read at its centre
+#: Large photos also get a survey at this size (0: off), read at its centre
 #: peaks: cards under ~30 px long in the 640 px survey blur into blobs that the size head reads
 #: as one huge card, and the photo would be processed far too small (benchmarks/
 #: detector_operating_point.py, docs/BENCHMARKS.md).
 FINE_SURVEY_LONG_SIDE_PX = 1280
+#: ...for photos at least this long (a fine survey of a smaller photo sees little more).
+FINE_SURVEY_MIN_PHOTO_PX = 1920
 #: The fine survey's reading replaces the first one only when it is below this share of it...
 FINE_SURVEY_MAX_RATIO = 0.6
 #: ...and sees the cards shorter than this in its own pixels, small enough that the coarse
@@ -172,7 +174,7 @@ class CardDetector:
         survey, survey_factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
         survey_maps = self.predict_maps(survey)
         plan = plan_processing(survey_maps, survey_factor, (width, height))
-        if FINE_SURVEY_LONG_SIDE_PX and max(width, height) >= 2 * FINE_SURVEY_LONG_SIDE_PX:
+        if FINE_SURVEY_LONG_SIDE_PX and max(width, height) >= FINE_SURVEY_MIN_PHOTO_PX:
             # Cards only ~30 px long in the survey read far too long (a row of them is one
             # blob to the size head); a second look at twice the resolution sees them at a
             # size the network knows. Only a reading far smaller than the first, of cards
