@@ -10,7 +10,8 @@ below a length in its own pixels) and the card length the photo is processed at;
 point's maps, the centre threshold and the lone-card rule (docs/BENCHMARKS.md) are varied. Sets
 (none meets the test split, seeds 900,000+, or the 30 tuning scenes of tune_detector.py):
 
-- ``mixed``: mixed layouts, random photo sizes, seeds 800,050+ (``mixed-2``: 800,110+);
+- ``mixed``: mixed layouts, random photo sizes, seeds 800,050+ (``mixed-2``: 800,110+,
+  ``mixed-3``: 800,210+);
 - ``fan``, ``pile``, ``spread``, ``rows``: one layout, seeds 810,020+;
 - ``big-rows``: 100 cards in shingled rows on 4032x3024 photos (as a phone sees a round's
   centre), seeds 820,000+.
@@ -53,8 +54,8 @@ SETTINGS = {
 
 def scene_set(name: str, n_scenes: int) -> tuple[SceneOptions, range]:
     """The options and seeds of a named validation set."""
-    if name in ("mixed", "mixed-2"):
-        seed0 = 800_050 if name == "mixed" else 800_110
+    if name in ("mixed", "mixed-2", "mixed-3"):
+        seed0 = {"mixed": 800_050, "mixed-2": 800_110, "mixed-3": 800_210}[name]
         return SceneOptions(preset="mixed", n_cards=(3, 120), min_strip_px=12.0), range(seed0, seed0 + n_scenes)
     if name in ("fan", "pile", "spread", "rows"):
         return SceneOptions(preset=name, n_cards=(3, 120), min_strip_px=12.0), range(810_020, 810_020 + n_scenes)
@@ -79,7 +80,7 @@ def use_point(point: tuple[bool, int, float, float, float, int]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default="mixed",
-                        choices=("mixed", "mixed-2", "fan", "pile", "spread", "rows", "big-rows"))
+                        choices=("mixed", "mixed-2", "mixed-3", "fan", "pile", "spread", "rows", "big-rows"))
     parser.add_argument("--scenes", type=int, default=60)
     parser.add_argument("--point", action="append", choices=tuple(POINTS),
                         help="only this operating point (repeatable; default: all)")

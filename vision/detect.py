@@ -2,7 +2,7 @@
 
 The network predicts, at half resolution, card foreground, physical card edges, a peak at a
 point inside each card's visible part, the card's orientation and its size. A first pass on a
-640 px copy of the photo (and, for photos of 1920 px or more, a 1280 px one against misread
+640 px copy of the photo (and, for photos of 2560 px or more, a 1280 px one against misread
 tiny cards) reads the card size and where the cards lie; the second pass runs on that region
 only, rescaled so that cards are about 120 px long. Each centre peak is one card; a
 marker-controlled watershed over the edge map gives each card its visible region, from which
@@ -38,8 +38,9 @@ SURVEY_LONG_SIDE_PX = 640
 #: as one huge card, and the photo would be processed far too small (benchmarks/
 #: detector_operating_point.py, docs/BENCHMARKS.md).
 FINE_SURVEY_LONG_SIDE_PX = 1280
-#: ...for photos at least this long (a fine survey of a smaller photo sees little more).
-FINE_SURVEY_MIN_PHOTO_PX = 1920
+#: ...for photos at least this long: from 1920 px it found more cards in rows and fans but
+#: lost precision on 200 mixed validation scenes (docs/BENCHMARKS.md).
+FINE_SURVEY_MIN_PHOTO_PX = 2560
 #: The fine survey's reading replaces the first one only when it is below this share of it...
 FINE_SURVEY_MAX_RATIO = 0.6
 #: ...and sees the cards shorter than this in its own pixels, small enough that the coarse

@@ -164,15 +164,15 @@ def test_a_large_photo_gets_a_second_survey_against_misread_tiny_cards(
     assert factor == pytest.approx(expected_card_px / TARGET_CARD_LONG_PX, rel=0.02)
 
 
-def test_a_photo_under_1920_px_gets_one_survey(monkeypatch) -> None:
+def test_a_photo_under_2560_px_gets_one_survey(monkeypatch) -> None:
     from cardtally.vision.detect import CardDetector
 
     seen_long_sides: list[int] = []
     monkeypatch.setattr(CardDetector, "predict_maps", _fake_survey_maps(40.0, 15.0, seen_long_sides))
-    CardDetector(session=_NoSession()).processing_maps(np.zeros((1200, 1600, 3), np.uint8))
+    CardDetector(session=_NoSession()).processing_maps(np.zeros((1440, 2559, 3), np.uint8))
     assert seen_long_sides[0] == 640 and 1280 not in seen_long_sides
     seen_long_sides.clear()
-    CardDetector(session=_NoSession()).processing_maps(np.zeros((1080, 1920, 3), np.uint8))
+    CardDetector(session=_NoSession()).processing_maps(np.zeros((1440, 2560, 3), np.uint8))
     assert seen_long_sides[:2] == [640, 1280]
 
 
