@@ -42,6 +42,7 @@ POINTS = {
     "one survey (session 9)": (False, 0, 0.0, 0.0, 120.0, 2560),
     "guarded fine survey": (False, 1280, 0.6, 150.0, 120.0, 2560),
     "guarded fine survey from 1920 px": (False, 1280, 0.6, 150.0, 120.0, 1920),
+    "guarded, first version": (False, 1280, 0.6, 150.0, 120.0, 2560, 1.0, 1e9),
     "peaks + smaller of two, 100 px": (True, 1280, 1.0, 1e9, 100.0, 2560),
     "peaks + smaller of two, 110 px": (True, 1280, 1.0, 1e9, 110.0, 2560),
 }
@@ -66,9 +67,12 @@ def scene_set(name: str, n_scenes: int) -> tuple[SceneOptions, range]:
     raise SystemExit(f"unknown set {name!r}")
 
 
-def use_point(point: tuple[bool, int, float, float, float, int]) -> None:
+def use_point(point: tuple) -> None:
     """Set the detector module's survey sizing and processing card length."""
-    at_peaks, fine_px, max_ratio, max_card_px, card_px, min_photo_px = point
+    at_peaks, fine_px, max_ratio, max_card_px, card_px, min_photo_px = point[:6]
+    reading_scale, max_peak_ratio = point[6:] if len(point) > 6 else (1.15, 10.0)
+    detect_module.FINE_SURVEY_READING_SCALE = reading_scale
+    detect_module.FINE_SURVEY_MAX_PEAK_RATIO = max_peak_ratio
     detect_module.SURVEY_SIZE_AT_PEAKS = at_peaks
     detect_module.FINE_SURVEY_LONG_SIDE_PX = fine_px
     detect_module.FINE_SURVEY_MAX_RATIO = max_ratio
@@ -89,7 +93,7 @@ def main() -> None:
     args = parser.parse_args()
     points = {name: POINTS[name] for name in args.point or POINTS}
     if args.card_px:
-        points = {f"{name}, {card_px:.0f} px": (*point[:4], card_px, point[5])
+        points = {f"{name}, {card_px:.0f} px": (*point[:4], card_px, *point[5:])
                   for name, point in points.items() for card_px in args.card_px}
     options, seeds = scene_set(args.set, args.scenes)
     detector = CardDetector()

@@ -47,6 +47,11 @@ FINE_SURVEY_MAX_RATIO = 0.6
 #: survey saw them under ~40 px; larger, the fine survey is the one out of its depth (a card
 #: filling the photo reads far too small at 1280 px).
 FINE_SURVEY_MAX_CARD_PX = 150.0
+#: ...and finds at most this many times as many centre peaks as the first survey.
+FINE_SURVEY_MAX_PEAK_RATIO = 10.0
+#: The first survey's card-pixel reading runs ~15% long and the processing scale was tuned
+#: with it; the fine survey's peak reading does not, so it is lengthened by this factor.
+FINE_SURVEY_READING_SCALE = 1.15
 #: Read the card size at the survey's centre peaks (one reading per card) rather than over
 #: all its card pixels; peaks above this threshold count. The first survey reads all card
 #: pixels (chosen by benchmarks/tune_detector.py); the fine survey always reads its peaks.
@@ -182,12 +187,18 @@ class CardDetector:
             # small in the fine survey, is taken: elsewhere the first reading is the one the
             # processing scale was tuned with.
             fine, fine_factor = resize_to_long_side(image_bgr, FINE_SURVEY_LONG_SIDE_PX)
-            fine_plan = plan_processing(self.predict_maps(fine), fine_factor, (width, height),
-                                        size_at_peaks=True)
+            fine_maps = self.predict_maps(fine)
+            fine_plan = plan_processing(fine_maps, fine_factor, (width, height), size_at_peaks=True,
+                                        size_factor=FINE_SURVEY_READING_SCALE)
+            # A large card's print seen at twice the resolution can look like a crowd of
+            # small cards: then the fine survey finds far more centre peaks than the first.
+            n_peaks, n_fine_peaks = (len(find_peaks(maps[2], SURVEY_PEAK_THRESHOLD, 3))
+                                     for maps in (survey_maps, fine_maps))
             if fine_plan.card_long_px is not None and (
                 plan.card_long_px is None
                 or (fine_plan.card_long_px < FINE_SURVEY_MAX_RATIO * plan.card_long_px
-                    and fine_plan.card_long_px < FINE_SURVEY_MAX_CARD_PX * fine_factor)
+                    and fine_plan.card_long_px < FINE_SURVEY_MAX_CARD_PX * fine_factor
+                    and n_fine_peaks <= FINE_SURVEY_MAX_PEAK_RATIO * max(1, n_peaks))
             ):
                 plan = fine_plan
         x0, y0, x1, y1 = plan.roi_xyxy
@@ -223,14 +234,15 @@ class ProcessingPlan:
 
 def plan_processing(
     survey_maps: np.ndarray, survey_factor: float, image_wh: tuple[int, int],
-    size_at_peaks: bool | None = None,
+    size_at_peaks: bool | None = None, size_factor: float = 1.0,
 ) -> ProcessingPlan:
     """Read the card size and the cards' extent from the low-resolution survey maps.
 
     The size head gives, at every card pixel, the length of the card it belongs to; the card
     size is its median over all card pixels, or (``size_at_peaks``; default
     :data:`SURVEY_SIZE_AT_PEAKS`) over the survey's centre peaks, one reading per card, which
-    is robust to table texture or a blur of tiny cards taken for one huge card. Only the region
+    is robust to table texture or a blur of tiny cards taken for one huge card; ``size_factor``
+    scales the reading. Only the region
     around the survey's card pixels (plus :data:`ROI_MARGIN_CARDS` card lengths) is processed at
     full resolution: cards usually fill a part of the photo, and the rest costs time and memory.
     """
@@ -251,7 +263,7 @@ def plan_processing(
         peaks = peaks[on_cards[peaks[:, 1], peaks[:, 0]]] if len(peaks) else peaks
         if len(peaks):
             log_long = survey_maps[5][peaks[:, 1], peaks[:, 0]]
-    card_long_px = float(2.0 ** np.median(log_long)) * to_photo
+    card_long_px = float(2.0 ** np.median(log_long)) * to_photo * size_factor
     ys, xs = np.nonzero(on_cards)
     margin = ROI_MARGIN_CARDS * card_long_px
     x0 = max(0, int(xs.min() * to_photo - margin))

@@ -139,8 +139,9 @@ def _fake_survey_maps(coarse_long_px: float, fine_long_px: float, seen_long_side
     ("coarse_long_px", "fine_long_px", "expected_card_px"),
     [
         # A blur of tiny cards read as one big card: 40 output px = 512 photo px at 640 px;
-        # the fine survey's 30 px (= 192 photo px, 60 of its own px) is far smaller: taken.
-        (40.0, 30.0, 192.0),
+        # the fine survey's 30 px (= 192 photo px, 60 of its own px) is far smaller: taken,
+        # lengthened by 1.15 like the first survey's reading.
+        (40.0, 30.0, 192.0 * 1.15),
         # Readings that differ by less (60 px = 384 photo px, 0.75 of 512): the first
         # survey's reading, which the processing scale was tuned with, stands.
         (40.0, 60.0, 512.0),
@@ -162,6 +163,27 @@ def test_a_large_photo_gets_a_second_survey_against_misread_tiny_cards(
     _, _, (factor, _) = detector.processing_maps(photo)
     assert seen_long_sides[:2] == [640, 1280]
     assert factor == pytest.approx(expected_card_px / TARGET_CARD_LONG_PX, rel=0.02)
+
+
+def test_a_fine_survey_that_sees_a_crowd_of_peaks_is_not_taken(monkeypatch) -> None:
+    # A large card's print at 1280 px: the fine survey reads small "cards" (30 px, which a
+    # blur of tiny cards would justify) but finds 11 centre peaks where the first found one.
+    from cardtally.vision.detect import CardDetector
+
+    seen_long_sides: list[int] = []
+    one_peak = _fake_survey_maps(40.0, 30.0, seen_long_sides)
+
+    def crowded(self, image_bgr):
+        maps = one_peak(self, image_bgr)
+        if max(image_bgr.shape[:2]) == 1280:
+            for k in range(10):
+                maps[2, 12 + 2 * k + k, 12 + 2 * k] = 1.0
+        return maps
+
+    monkeypatch.setattr(CardDetector, "predict_maps", crowded)
+    _, _, (factor, _) = CardDetector(session=_NoSession()).processing_maps(
+        np.zeros((3072, 4096, 3), np.uint8))
+    assert factor == pytest.approx(512.0 / TARGET_CARD_LONG_PX, rel=0.02)
 
 
 def test_a_photo_under_2560_px_gets_one_survey(monkeypatch) -> None:
