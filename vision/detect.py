@@ -153,6 +153,36 @@ class CardDetector:
                 ]
         return maps
 
+    def _checked_by_fine_survey(
+        self, image_bgr: np.ndarray, survey_maps: np.ndarray, plan: ProcessingPlan
+    ) -> ProcessingPlan:
+        """``plan``, or the plan of a survey at :data:`FINE_SURVEY_LONG_SIDE_PX` where that one
+        sees tiny cards which the first survey blurred into "huge cards".
+
+        Cards only ~30 px long in the first survey read far too long (a row of them is one blob
+        to the size head); at twice the resolution the network sees them at a size it knows.
+        Only a reading far smaller than the first, of cards small in the fine survey, without a
+        crowd of extra centre peaks, is taken: elsewhere the first reading is the one the
+        processing scale was tuned with.
+        """
+        height, width = image_bgr.shape[:2]
+        fine, fine_factor = resize_to_long_side(image_bgr, FINE_SURVEY_LONG_SIDE_PX)
+        fine_maps = self.predict_maps(fine)
+        fine_plan = plan_processing(fine_maps, fine_factor, (width, height), size_at_peaks=True,
+                                    size_factor=FINE_SURVEY_READING_SCALE)
+        if fine_plan.card_long_px is None:
+            return plan
+        if plan.card_long_px is None:
+            return fine_plan
+        # A large card's print seen at twice the resolution can look like a crowd of small
+        # cards: then the fine survey finds far more centre peaks than the first.
+        n_peaks, n_fine_peaks = (len(find_peaks(maps[2], SURVEY_PEAK_THRESHOLD, 3))
+                                 for maps in (survey_maps, fine_maps))
+        taken = (fine_plan.card_long_px < FINE_SURVEY_MAX_RATIO * plan.card_long_px
+                 and fine_plan.card_long_px < FINE_SURVEY_MAX_CARD_PX * fine_factor
+                 and n_fine_peaks <= FINE_SURVEY_MAX_PEAK_RATIO * max(1, n_peaks))
+        return fine_plan if taken else plan
+
     def _predict_whole(self, image_bgr: np.ndarray) -> np.ndarray:
         height, width = image_bgr.shape[:2]
         maps = self.session.run(None, {self.input_name: network_input(image_bgr)})[0][0]
@@ -181,26 +211,7 @@ class CardDetector:
         survey_maps = self.predict_maps(survey)
         plan = plan_processing(survey_maps, survey_factor, (width, height))
         if FINE_SURVEY_LONG_SIDE_PX and max(width, height) >= FINE_SURVEY_MIN_PHOTO_PX:
-            # Cards only ~30 px long in the survey read far too long (a row of them is one
-            # blob to the size head); a second look at twice the resolution sees them at a
-            # size the network knows. Only a reading far smaller than the first, of cards
-            # small in the fine survey, is taken: elsewhere the first reading is the one the
-            # processing scale was tuned with.
-            fine, fine_factor = resize_to_long_side(image_bgr, FINE_SURVEY_LONG_SIDE_PX)
-            fine_maps = self.predict_maps(fine)
-            fine_plan = plan_processing(fine_maps, fine_factor, (width, height), size_at_peaks=True,
-                                        size_factor=FINE_SURVEY_READING_SCALE)
-            # A large card's print seen at twice the resolution can look like a crowd of
-            # small cards: then the fine survey finds far more centre peaks than the first.
-            n_peaks, n_fine_peaks = (len(find_peaks(maps[2], SURVEY_PEAK_THRESHOLD, 3))
-                                     for maps in (survey_maps, fine_maps))
-            if fine_plan.card_long_px is not None and (
-                plan.card_long_px is None
-                or (fine_plan.card_long_px < FINE_SURVEY_MAX_RATIO * plan.card_long_px
-                    and fine_plan.card_long_px < FINE_SURVEY_MAX_CARD_PX * fine_factor
-                    and n_fine_peaks <= FINE_SURVEY_MAX_PEAK_RATIO * max(1, n_peaks))
-            ):
-                plan = fine_plan
+            plan = self._checked_by_fine_survey(image_bgr, survey_maps, plan)
         x0, y0, x1, y1 = plan.roi_xyxy
         if plan.scale == 1.0 and survey_factor == 1.0 and plan.roi_xyxy == (0, 0, width, height):
             # A small photo processed whole at its own size: the survey pass was the real pass.
