@@ -3,10 +3,10 @@
     python benchmarks/detector_operating_point.py --set mixed --scenes 60
     python benchmarks/detector_operating_point.py --set big-rows --scenes 16
 
-Each operating point is how the survey reads the card size (over all card pixels, or at its
-centre peaks; optionally a second survey at 1280 px for photos of 2560 px or more, whose
-reading, taken at its peaks, replaces the first when it is below a share of it and of cards
-below a length in its own pixels) and the card length the photo is processed at; on each
+Each operating point (``SurveyPoint``) is how the survey reads the card size (over all card
+pixels, or at its centre peaks; optionally a second survey at 1280 px for large photos, whose
+reading, taken at its peaks, replaces the first under the checks of
+``CardDetector._checked_by_fine_survey``) and the card length the photo is processed at; on each
 point's maps, the centre threshold and the lone-card rule (docs/BENCHMARKS.md) are varied. Sets
 (none meets the test split, seeds 900,000+, or the 30 tuning scenes of tune_detector.py):
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,16 +36,33 @@ from cardtally.vision.detect import CardDetector, DetectorSettings, cards_from_m
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detect_bench import match_cards  # noqa: E402
 
-#: name -> (first survey reads peaks, fine survey px (0: none), fine-reading ratio and
-#: card-px limits, processing card length, shortest photo that gets the fine survey); every
-#: map-to-cards setting below is tried on each point's maps.
+
+@dataclass(frozen=True)
+class SurveyPoint:
+    """How the survey reads the card size (``vision/detect.py``'s constants of those names)."""
+
+    size_at_peaks: bool = False  # the first survey reads its centre peaks, not all card pixels
+    fine_long_side_px: int = 1280  # the fine survey's size; 0: none
+    fine_max_ratio: float = 0.6
+    fine_max_card_px: float = 150.0
+    fine_reading_scale: float = 1.15
+    fine_max_peak_ratio: float = 10.0
+    fine_min_photo_px: int = 2560
+    card_long_px: float = 120.0  # the card length the photo is processed at
+
+
+#: Every map-to-cards setting below is tried on each point's maps.
 POINTS = {
-    "one survey (session 9)": (False, 0, 0.0, 0.0, 120.0, 2560),
-    "guarded fine survey": (False, 1280, 0.6, 150.0, 120.0, 2560),
-    "guarded fine survey from 1920 px": (False, 1280, 0.6, 150.0, 120.0, 1920),
-    "guarded, first version": (False, 1280, 0.6, 150.0, 120.0, 2560, 1.0, 1e9),
-    "peaks + smaller of two, 100 px": (True, 1280, 1.0, 1e9, 100.0, 2560),
-    "peaks + smaller of two, 110 px": (True, 1280, 1.0, 1e9, 110.0, 2560),
+    "one survey (session 9)": SurveyPoint(fine_long_side_px=0),
+    "guarded fine survey": SurveyPoint(),
+    "guarded fine survey from 1920 px": SurveyPoint(fine_min_photo_px=1920),
+    "guarded, first version": SurveyPoint(fine_reading_scale=1.0, fine_max_peak_ratio=1e9),
+    "peaks + smaller of two, 100 px": SurveyPoint(True, fine_max_ratio=1.0, fine_max_card_px=1e9,
+                                                  fine_reading_scale=1.0, fine_max_peak_ratio=1e9,
+                                                  card_long_px=100.0),
+    "peaks + smaller of two, 110 px": SurveyPoint(True, fine_max_ratio=1.0, fine_max_card_px=1e9,
+                                                  fine_reading_scale=1.0, fine_max_peak_ratio=1e9,
+                                                  card_long_px=110.0),
 }
 SETTINGS = {
     "centre 0.16": DetectorSettings(centre_threshold=0.16),
@@ -67,18 +85,16 @@ def scene_set(name: str, n_scenes: int) -> tuple[SceneOptions, range]:
     raise SystemExit(f"unknown set {name!r}")
 
 
-def use_point(point: tuple) -> None:
+def use_point(point: SurveyPoint) -> None:
     """Set the detector module's survey sizing and processing card length."""
-    at_peaks, fine_px, max_ratio, max_card_px, card_px, min_photo_px = point[:6]
-    reading_scale, max_peak_ratio = point[6:] if len(point) > 6 else (1.15, 10.0)
-    detect_module.FINE_SURVEY_READING_SCALE = reading_scale
-    detect_module.FINE_SURVEY_MAX_PEAK_RATIO = max_peak_ratio
-    detect_module.SURVEY_SIZE_AT_PEAKS = at_peaks
-    detect_module.FINE_SURVEY_LONG_SIDE_PX = fine_px
-    detect_module.FINE_SURVEY_MAX_RATIO = max_ratio
-    detect_module.FINE_SURVEY_MAX_CARD_PX = max_card_px
-    detect_module.TARGET_CARD_LONG_PX = card_px
-    detect_module.FINE_SURVEY_MIN_PHOTO_PX = min_photo_px
+    detect_module.SURVEY_SIZE_AT_PEAKS = point.size_at_peaks
+    detect_module.FINE_SURVEY_LONG_SIDE_PX = point.fine_long_side_px
+    detect_module.FINE_SURVEY_MAX_RATIO = point.fine_max_ratio
+    detect_module.FINE_SURVEY_MAX_CARD_PX = point.fine_max_card_px
+    detect_module.FINE_SURVEY_READING_SCALE = point.fine_reading_scale
+    detect_module.FINE_SURVEY_MAX_PEAK_RATIO = point.fine_max_peak_ratio
+    detect_module.FINE_SURVEY_MIN_PHOTO_PX = point.fine_min_photo_px
+    detect_module.TARGET_CARD_LONG_PX = point.card_long_px
 
 
 def main() -> None:
@@ -93,13 +109,13 @@ def main() -> None:
     args = parser.parse_args()
     points = {name: POINTS[name] for name in args.point or POINTS}
     if args.card_px:
-        points = {f"{name}, {card_px:.0f} px": (*point[:4], card_px, *point[5:])
+        points = {f"{name}, {card_px:.0f} px": replace(point, card_long_px=card_px)
                   for name, point in points.items() for card_px in args.card_px}
     options, seeds = scene_set(args.set, args.scenes)
     detector = CardDetector()
     # (point, setting) -> [matched, true cards, false detections, detections, exact scenes,
     # sum |error|]
-    totals: dict[tuple[str, float], np.ndarray] = {}
+    totals: dict[tuple[str, str], np.ndarray] = {}
     for seed in seeds:
         scene = render_scene(seed, options)
         n_cards = len(scene.cards)

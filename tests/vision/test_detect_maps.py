@@ -177,7 +177,7 @@ def test_a_fine_survey_that_sees_a_crowd_of_peaks_is_not_taken(monkeypatch) -> N
         maps = one_peak(self, image_bgr)
         if max(image_bgr.shape[:2]) == 1280:
             for k in range(10):
-                maps[2, 12 + 2 * k + k, 12 + 2 * k] = 1.0
+                maps[2, 12 + 3 * k, 12 + 2 * k] = 1.0
         return maps
 
     monkeypatch.setattr(CardDetector, "predict_maps", crowded)

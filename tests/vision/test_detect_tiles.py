@@ -23,14 +23,14 @@ def test_a_tiled_pass_finds_the_same_cards_as_a_whole_one(monkeypatch) -> None:
     scene = render_scene(4242, SceneOptions(preset="rows", n_cards=(40, 40), image_wh=(1792, 1344),
                                             min_strip_px=16.0))
     detector = CardDetector()
-    whole = detector.predict_maps(scene.image)  # 1792 px: two tiles across, one down
+    tiled = detector.predict_maps(scene.image)  # 1792 px: two tiles across, one down
     monkeypatch.setattr(detect_module, "MAX_TILE_SIDE_PX", 4096)
-    untiled = detector.predict_maps(scene.image)
-    assert whole.shape == untiled.shape == (6, 672, 896)
+    whole = detector.predict_maps(scene.image)
+    assert tiled.shape == whole.shape == (6, 672, 896)
     # The maps differ only near the seam, where each tile sees 96 px of the other's side.
-    assert float(np.abs(whole[:3] - untiled[:3]).mean()) < 0.003  # 0.0045 without the margin
+    assert float(np.abs(tiled[:3] - whole[:3]).mean()) < 0.003  # 0.0045 without the margin
     image_wh = (1792, 1344)
-    assert len(cards_from_maps(whole, image_wh)) == len(cards_from_maps(untiled, image_wh))
+    assert len(cards_from_maps(tiled, image_wh)) == len(cards_from_maps(whole, image_wh))
 
 
 class _PixelSession:
