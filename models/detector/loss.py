@@ -17,9 +17,12 @@ def centre_focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tenso
 
 
 def detector_loss(
-    out: torch.Tensor, maps: dict[str, torch.Tensor]
+    out: torch.Tensor, maps: dict[str, torch.Tensor], centre_weight: float = 1.0
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """Total loss and its parts for logging. ``out`` is (N, 6, h, w) from CardNet."""
+    """Total loss and its parts for logging. ``out`` is (N, 6, h, w) from CardNet.
+
+    ``centre_weight`` scales the centre-peak loss in the total (the parts are logged unscaled).
+    """
     fg_t, edge_t = maps["foreground"], maps["edge"]
     fg = F.binary_cross_entropy_with_logits(out[:, 0], fg_t)
     edge = F.binary_cross_entropy_with_logits(
@@ -32,7 +35,7 @@ def detector_loss(
     # Zero marks pixels without a usable size (table, broken quads); real sizes are >= 2^3.
     has_size = maps["log_size"].gt(0.5).float()
     size = (size_err * has_size).sum() / has_size.sum().clamp(min=1.0)
-    total = fg + 2.0 * edge + centre + 0.5 * orient + 0.5 * size
+    total = fg + 2.0 * edge + centre_weight * centre + 0.5 * orient + 0.5 * size
     parts = {
         "fg": float(fg),
         "edge": float(edge),

@@ -72,7 +72,7 @@ def train(args: argparse.Namespace) -> None:
         maps = {key: value.to(device, non_blocking=True) for key, value in maps.items()}
         for group in optimiser.param_groups:
             group["lr"] = _lr_at(step, args.steps, args.lr)
-        loss, parts = detector_loss(model(images), maps)
+        loss, parts = detector_loss(model(images), maps, args.centre_weight)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -128,6 +128,8 @@ def main() -> None:
                         help="render processes (the renderer, not the network, bounds a GPU run)")
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda where available)")
     parser.add_argument("--save-every", type=int, default=100)
+    parser.add_argument("--centre-weight", type=float, default=1.0,
+                        help="weight of the centre-peak loss in the total (edges 2, foreground 1)")
     parser.add_argument("--init-from", default=None, help="model weights (.pt state dict) to start from")
     train(parser.parse_args())
 
