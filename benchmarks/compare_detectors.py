@@ -18,8 +18,9 @@ import sys
 from pathlib import Path
 
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import CardDetector, DetectorSettings, cards_from_maps
+from cardtally.vision.detect import CardDetector
 from cardtally.vision.onnx_session import model_session
+from cardtally.vision.watershed_cards import DetectorSettings, cards_from_maps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detect_bench import real_count_summary, real_photos  # noqa: E402

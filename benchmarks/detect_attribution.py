@@ -16,7 +16,8 @@ from pathlib import Path
 
 from cardtally.models.detector.targets import detector_targets
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import CardDetector, cards_from_maps
+from cardtally.vision.detect import CardDetector
+from cardtally.vision.watershed_cards import cards_from_maps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tune_detector import ValidationTally, validation_seed0  # noqa: E402

@@ -21,8 +21,9 @@ import numpy as np
 
 import cardtally.vision.detect as detect_module
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import CardDetector, DetectorSettings, cards_from_maps
+from cardtally.vision.detect import CardDetector
 from cardtally.vision.onnx_session import model_session
+from cardtally.vision.watershed_cards import DetectorSettings, cards_from_maps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detect_bench import match_cards  # noqa: E402

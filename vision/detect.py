@@ -4,9 +4,9 @@ The network predicts, at half resolution, card foreground, physical card edges, 
 point inside each card's visible part, the card's orientation and its size. A first pass on a
 640 px copy of the photo (and, for photos of 2560 px or more, a 1280 px one against misread
 tiny cards) reads the card size and where the cards lie; the second pass runs on that region
-only, rescaled so that cards are about 120 px long. Each centre peak is one card; a
-marker-controlled watershed over the edge map gives each card its visible region, from which
-the visible polygon, the strip width and the orientation are read.
+only, rescaled so that cards are about 120 px long. Its maps become cards in
+``watershed_cards``: each centre peak is one card, and a marker-controlled watershed over the
+edge map gives each card its visible region.
 """
 
 from __future__ import annotations
@@ -21,13 +21,11 @@ import onnxruntime as ort
 from cardtally.malloc import release_free_memory
 
 from .detections import CardDetections
-from .geometry import CARD_ASPECT, order_quad
 from .load import resize_to_long_side
 from .onnx_session import load_packaged_model
-from .regions import absorb_enclosed_regions, merge_regions, merge_split_lone_cards
+from .watershed_cards import OUTPUT_STRIDE, DetectorSettings, cards_from_maps, find_peaks
 
 DETECTOR_FILE = "card_detector.onnx"
-OUTPUT_STRIDE = 2
 #: The detector was trained on cards about 60-250 px long; photos are rescaled so that the
 #: cards come out near this length (measured in a quick first pass at low resolution).
 TARGET_CARD_LONG_PX = 120.0
@@ -75,36 +73,6 @@ TILE_MARGIN_PX = 96
 #: Photos are never enlarged: on 20 validation scenes (session-1 model), allowing 1.5x
 #: enlargement of small cards gave the same recall and precision (0.739 / 0.86) and took 23% longer (10.1 s vs 8.2 s).
 MAX_UPSCALE = 1.0
-
-
-@dataclass(frozen=True)
-class DetectorSettings:
-    """Thresholds of the map-to-cards step (probabilities in [0, 1], sizes in output pixels)."""
-
-    centre_threshold: float = 0.16
-    foreground_threshold: float = 0.5
-    peak_window_px: int = 5
-    min_region_px: int = 12
-    #: Regions whose shared boundary has a lower mean edge probability are one card (0 turns
-    #: merging off: best on the validation scenes with the session-2 model).
-    merge_edge_threshold: float = 0.0
-    #: Regions with a lower mean foreground probability are table texture, not a card.
-    min_region_foreground: float = 0.5
-    #: A region that one other region surrounds, and smaller than this share of that card's
-    #: area (size head), is a printed motif and joins it (0 turns this off).
-    max_enclosed_card_fraction: float = 0.6
-    #: Each region grows by this many output pixels before its outline is traced: the
-    #: watershed leaves a one-pixel boundary line between regions, and a contour through the
-    #: outer pixels' centres misses half a pixel more.
-    region_grow_px: int = 1
-    #: The orientation head is a few degrees off where the visible part's own straight edges
-    #: are exact: within this many degrees, the card's axis is the visible rectangle's side.
-    snap_angle_deg: float = 15.0
-    #: Touching regions that lie apart from all others and together make one card's shape,
-    #: within this fraction of the card length expected there, are one card (0 turns this off:
-    #: on the validation scenes it gains precision in spread layouts and loses a little recall
-    #: and exact counts in mixed ones; docs/BENCHMARKS.md).
-    lone_card_size_tolerance: float = 0.0
 
 
 def network_input(image_bgr: np.ndarray) -> np.ndarray:
@@ -191,12 +159,13 @@ class CardDetector:
         return maps
 
     def detect(
-        self, image_bgr: np.ndarray, settings: DetectorSettings = DetectorSettings()
+        self, image_bgr: np.ndarray, settings: DetectorSettings | None = None
     ) -> CardDetections:
-        """Every card in ``image_bgr`` (any size; processed at the scale that suits the cards)."""
+        """Every card in ``image_bgr`` (any size; processed at the scale that suits the cards),
+        read from the maps with ``settings`` (default: the shipped :class:`DetectorSettings`)."""
         height, width = image_bgr.shape[:2]
         maps, work_wh, (factor, offset_xy) = self.processing_maps(image_bgr)
-        return cards_from_maps(maps, work_wh, settings).placed(factor, offset_xy, (width, height))
+        return cards_from_maps(maps, work_wh, settings or DetectorSettings()).placed(factor, offset_xy, (width, height))
 
     def processing_maps(
         self, image_bgr: np.ndarray
@@ -284,176 +253,6 @@ def plan_processing(
     limit = min(MAX_UPSCALE, MAX_LONG_SIDE_PX / max(x1 - x0, y1 - y0))
     scale = float(np.clip(TARGET_CARD_LONG_PX / card_long_px, 0.05, limit))
     return ProcessingPlan(scale, (x0, y0, x1, y1), card_long_px)
-
-
-def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
-    """(n, 2) integer x, y of local maxima above ``threshold``, strongest first."""
-    dilated = cv2.dilate(centre, np.ones((window_px, window_px), np.uint8))
-    is_peak = ((centre >= dilated) & (centre >= threshold)).astype(np.uint8)
-    # Touching maxima are a plateau of equal values (an int8 model's coarse steps make them
-    # common): one card, one peak, the plateau pixel listed first.
-    _, plateau_of = cv2.connectedComponents(is_peak, connectivity=8)
-    ys, xs = np.nonzero(is_peak)
-    _, first = np.unique(plateau_of[ys, xs], return_index=True)
-    ys, xs = ys[first], xs[first]
-    order = np.argsort(-centre[ys, xs], kind="stable")
-    return np.stack([xs[order], ys[order]], axis=1)
-
-
-def cards_from_maps(
-    maps: np.ndarray, image_wh: tuple[int, int], settings: DetectorSettings = DetectorSettings()
-) -> CardDetections:
-    """Turn the network maps into cards: one per centre peak, regions by watershed."""
-    foreground, edge, centre = maps[0], maps[1], maps[2]
-    peaks = find_peaks(centre, settings.centre_threshold, settings.peak_window_px)
-    peaks = peaks[foreground[peaks[:, 1], peaks[:, 0]] >= 0.3] if len(peaks) else peaks
-    if len(peaks) == 0:
-        return CardDetections.empty(image_wh)
-    out_h, out_w = foreground.shape
-    markers = np.zeros((out_h, out_w), np.int32)
-    markers[foreground < settings.foreground_threshold * 0.6] = 1  # table
-    for k, (x, y) in enumerate(peaks):
-        markers[y, x] = k + 2
-    # Watershed floods from the peaks; card edges are the ridges where floods meet.
-    relief = np.clip(edge * 255.0, 0, 255).astype(np.uint8)
-    cv2.watershed(cv2.merge([relief, relief, relief]), markers)
-    markers = merge_regions(markers, edge, settings.merge_edge_threshold)
-    markers = absorb_enclosed_regions(markers, maps[5], settings.max_enclosed_card_fraction)
-    markers = merge_split_lone_cards(markers, maps[5], settings.lone_card_size_tolerance)
-
-    polygons, quads, centres, angles, scores, strips = [], [], [], [], [], []
-    for _, (y0, x0), region in _regions(markers, len(peaks)):
-        if int(region.sum()) < settings.min_region_px:
-            continue
-        box = (slice(y0, y0 + region.shape[0]), slice(x0, x0 + region.shape[1]))
-        inside = region > 0
-        if foreground[box][inside].mean() < settings.min_region_foreground:
-            continue
-        cos2, sin2 = maps[3][box][inside].mean(), maps[4][box][inside].mean()
-        contour = _outline(region, settings.region_grow_px) + np.array([x0, y0], np.int32)
-        polygon = cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(np.float32)
-        rect = cv2.minAreaRect(contour.astype(np.float32))
-        # After merging, a region may hold several peaks: the strongest is its centre.
-        x, y = _strongest_peak(peaks, centre, region, (y0, x0))
-        rect_axis_deg = _rect_long_axis_deg(rect)
-        if np.hypot(cos2, sin2) >= 0.5:
-            head_deg = np.degrees(0.5 * np.arctan2(sin2, cos2))
-            theta = np.radians(_snapped_axis_deg(head_deg, rect_axis_deg, settings.snap_angle_deg))
-        else:  # the orientation head is unsure: fall back to the visible part's own long axis
-            theta = np.radians(rect_axis_deg)
-        # Region pixels are output-pixel centres: +0.5 before scaling back to input pixels.
-        polygons.append((polygon + 0.5) * OUTPUT_STRIDE)
-        quads.append((_full_card_quad(rect, theta) + 0.5) * OUTPUT_STRIDE)
-        centres.append(((x + 0.5) * OUTPUT_STRIDE, (y + 0.5) * OUTPUT_STRIDE))
-        angles.append(np.degrees(theta) % 180.0)
-        scores.append(float(centre[y, x]))
-        strips.append(min(rect[1]) * OUTPUT_STRIDE)
-    if not polygons:
-        return CardDetections.empty(image_wh)
-    return CardDetections(
-        quad_xy=np.stack(quads).astype(np.float32),
-        visible_polygons_xy=tuple(polygons),
-        centre_xy=np.array(centres, np.float32),
-        angle_deg=np.array(angles, np.float32),
-        score=np.array(scores, np.float32),
-        image_wh=image_wh,
-        strip_px=np.array(strips, np.float32),
-    )
-
-
-def _strongest_peak(
-    peaks: np.ndarray, centre: np.ndarray, region: np.ndarray, origin_yx: tuple[int, int]
-) -> tuple[int, int]:
-    y0, x0 = origin_yx
-    local = peaks - np.array([x0, y0])
-    height, width = region.shape
-    ok = (local[:, 0] >= 0) & (local[:, 0] < width) & (local[:, 1] >= 0) & (local[:, 1] < height)
-    ok[ok] = region[local[ok, 1], local[ok, 0]] > 0
-    if not ok.any():  # the peak pixel itself became a boundary: take the deepest region pixel
-        ys, xs = np.nonzero(region)
-        k = int(np.argmax(centre[ys + y0, xs + x0]))
-        return int(xs[k] + x0), int(ys[k] + y0)
-    inside = peaks[ok]
-    k = int(np.argmax(centre[inside[:, 1], inside[:, 0]]))
-    return int(inside[k, 0]), int(inside[k, 1])
-
-
-def _regions(markers: np.ndarray, n_peaks: int):
-    """Yield (peak index, (y0, x0), uint8 mask of its bounding box) per watershed region.
-
-    Sorting the labelled pixels once keeps this linear in the image size, however many cards.
-    """
-    flat = markers.ravel()
-    index = np.flatnonzero(flat >= 2)
-    labels = flat[index]
-    order = np.argsort(labels, kind="stable")
-    index, labels = index[order], labels[order]
-    bounds = np.searchsorted(labels, np.arange(2, n_peaks + 3))
-    width = markers.shape[1]
-    for k in range(n_peaks):
-        pixels = index[bounds[k] : bounds[k + 1]]
-        if len(pixels) == 0:
-            continue
-        ys, xs = np.divmod(pixels, width)
-        y0, x0 = int(ys.min()), int(xs.min())
-        region = np.zeros((int(ys.max()) - y0 + 1, int(xs.max()) - x0 + 1), np.uint8)
-        region[ys - y0, xs - x0] = 1
-        yield k, (y0, x0), region
-
-
-def _outline(region: np.ndarray, grow_px: int) -> np.ndarray:
-    """The region's outer contour (k, 1, 2) in its box's pixels, grown by ``grow_px``."""
-    if grow_px:
-        region = cv2.copyMakeBorder(
-            region, grow_px, grow_px, grow_px, grow_px, cv2.BORDER_CONSTANT, value=0
-        )
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow_px + 1, 2 * grow_px + 1))
-        region = cv2.dilate(region, kernel)
-    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    return max(contours, key=cv2.contourArea) - grow_px
-
-
-def _snapped_axis_deg(head_deg: float, rect_axis_deg: float, tolerance_deg: float) -> float:
-    """The visible rectangle's side nearest the orientation head, if within the tolerance.
-
-    Such a rectangle is bounded by card edges, so its sides are exact where the head is a few
-    degrees off. (Telling by the size head whether a strip runs along or across the card was
-    measured and turns more cards the wrong way than the orientation head does.)
-    """
-    for side_deg in (rect_axis_deg, rect_axis_deg + 90.0):
-        if abs((side_deg - head_deg + 90.0) % 180.0 - 90.0) <= tolerance_deg:
-            return side_deg
-    return head_deg
-
-
-def _rect_long_axis_deg(rect: tuple) -> float:
-    """Long-axis direction of an OpenCV rotated rectangle, in degrees."""
-    (_, _), (rect_w, rect_h), angle = rect
-    return float(angle if rect_w >= rect_h else angle + 90.0)
-
-
-def _full_card_quad(rect: tuple, theta_rad: float) -> np.ndarray:
-    """Estimate the whole card's outline from its visible rectangle and orientation.
-
-    The visible part's extent along the card's long axis is the card's length when a strip is
-    shown (shingled rows); the width follows from the card aspect. Where the visible part is
-    longer across than along, the card is at least as large as what is seen.
-    """
-    (cx, cy), _, _ = rect
-    box = cv2.boxPoints(rect)
-    along = np.array([np.cos(theta_rad), np.sin(theta_rad)])
-    across = np.array([-along[1], along[0]])
-    rel = box - np.array([cx, cy])
-    length = float(np.ptp(rel @ along))
-    breadth = float(np.ptp(rel @ across))
-    length = max(length, breadth / CARD_ASPECT)
-    breadth = max(breadth, length * CARD_ASPECT)
-    half_l, half_b = along * length / 2, across * breadth / 2
-    centre = np.array([cx, cy])
-    quad = np.array(
-        [centre - half_l - half_b, centre + half_l - half_b, centre + half_l + half_b, centre - half_l + half_b]
-    )
-    return order_quad(quad)
 
 
 _DEFAULT_DETECTOR: CardDetector | None = None

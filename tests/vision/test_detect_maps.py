@@ -4,14 +4,12 @@ import cv2
 import numpy as np
 import pytest
 
-from cardtally.vision.detect import (
-    MAX_LONG_SIDE_PX,
-    TARGET_CARD_LONG_PX,
+from cardtally.vision.detect import MAX_LONG_SIDE_PX, TARGET_CARD_LONG_PX, plan_processing
+from cardtally.vision.watershed_cards import (
     DetectorSettings,
     _snapped_axis_deg,
     cards_from_maps,
     find_peaks,
-    plan_processing,
 )
 
 

@@ -7,7 +7,8 @@ import pytest
 
 import cardtally.vision.detect as detect_module
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import MAX_TILE_SIDE_PX, CardDetector, _tile_spans, cards_from_maps
+from cardtally.vision.detect import MAX_TILE_SIDE_PX, CardDetector, _tile_spans
+from cardtally.vision.watershed_cards import cards_from_maps
 
 
 @pytest.mark.parametrize("length_px", [100, 1536, 1537, 2304, 3072, 4000])
