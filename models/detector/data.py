@@ -67,15 +67,8 @@ def render_samples(seed: int, crop_px: int) -> list[tuple[np.ndarray, dict[str, 
         image = scene.image[y0 : y0 + crop_px, x0 : x0 + crop_px]
         owner = scene.owner_map[y0 : y0 + crop_px, x0 : x0 + crop_px]
         quads = [card.quad_xy - np.array([x0, y0], np.float32) for card in scene.cards]
-        targets = detector_targets(owner, quads)
+        maps = detector_targets(owner, quads).loss_maps()
         rgb = image[:, :, ::-1].astype(np.float32) / 255.0
-        maps = {
-            "foreground": targets.foreground,
-            "edge": targets.edge,
-            "centre": targets.centre,
-            "orient": targets.orient,
-            "log_size": targets.log_size,
-        }
         samples.append((np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps))
     return samples
 

@@ -30,6 +30,16 @@ class DetectorTargets:
     log_size: np.ndarray
     centres_xy: np.ndarray  # (n, 2) float32 centre points in output pixels
 
+    def loss_maps(self) -> dict[str, np.ndarray]:
+        """The maps the training loss compares the network's output with, by name."""
+        return {
+            "foreground": self.foreground,
+            "edge": self.edge,
+            "centre": self.centre,
+            "orient": self.orient,
+            "log_size": self.log_size,
+        }
+
 
 def visible_part_centre(mask: np.ndarray) -> tuple[float, float, float]:
     """A well-defined point inside a visible part, and its half-width in pixels.

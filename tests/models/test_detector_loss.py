@@ -13,14 +13,7 @@ def _batch():
     owner = np.full((64, 64), -1, np.int32)
     owner[8:56, 12:44] = 0
     quads = [np.array([[12, 8], [44, 8], [44, 56], [12, 56]], np.float32)]
-    targets = detector_targets(owner, quads)
-    maps = {
-        "foreground": targets.foreground,
-        "edge": targets.edge,
-        "centre": targets.centre,
-        "orient": targets.orient,
-        "log_size": targets.log_size,
-    }
+    maps = detector_targets(owner, quads).loss_maps()
     out = torch.from_numpy(np.random.default_rng(0).normal(size=(1, 6, 32, 32)).astype(np.float32))
     return out, {key: torch.from_numpy(value)[None] for key, value in maps.items()}
 
