@@ -32,6 +32,7 @@ import numpy as np
 import cardtally.vision.detect as detect_module
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector
+from cardtally.vision.onnx_session import model_session
 from cardtally.vision.watershed_cards import DetectorSettings, cards_from_maps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -105,6 +106,8 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=60)
     parser.add_argument("--point", action="append", choices=tuple(POINTS),
                         help="only this operating point (repeatable; default: all)")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="a detector ONNX file instead of the shipped model")
     parser.add_argument("--card-px", type=float, nargs="+", default=None,
                         help="run each chosen point at these processing card lengths instead")
     args = parser.parse_args()
@@ -113,7 +116,7 @@ def main() -> None:
         points = {f"{name}, {card_px:.0f} px": replace(point, card_long_px=card_px)
                   for name, point in points.items() for card_px in args.card_px}
     options, seeds = scene_set(args.set, args.scenes)
-    detector = CardDetector()
+    detector = CardDetector(model_session(args.model.read_bytes(), args.model.name) if args.model else None)
     # (point, setting) -> [matched, true cards, false detections, detections, exact scenes,
     # sum |error|]
     totals: dict[tuple[str, str], np.ndarray] = {}

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import cardtally.vision.detect as detect_module
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import CardDetector
+from cardtally.vision.detect import (
+    FINE_SURVEY_READING_SCALE,
+    SURVEY_LONG_SIDE_PX,
+    CardDetector,
+    plan_processing,
+)
+from cardtally.vision.load import resize_to_long_side
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +32,26 @@ def _cards_found(scene, detections) -> int:
 def test_the_fine_survey_finds_the_small_cards_of_a_phone_photo(phone_photo) -> None:
     detections = CardDetector().detect(phone_photo.image)
     assert len(phone_photo.cards) == 93
-    assert _cards_found(phone_photo, detections) >= 90  # 91 today
-    assert abs(len(detections) - 93) <= 6  # 97 today: a few cards split
+    assert _cards_found(phone_photo, detections) >= 88  # 90 today (91 with session 10's model)
+    assert abs(len(detections) - 93) <= 6  # 96 today: a few cards split
 
 
-def test_without_the_fine_survey_the_photo_is_processed_far_too_small(phone_photo, monkeypatch) -> None:
-    # The first survey alone reads the rows of tiny cards as cards ~14 times too long.
-    monkeypatch.setattr(detect_module, "FINE_SURVEY_LONG_SIDE_PX", 0)
-    detections = CardDetector().detect(phone_photo.image)
-    assert _cards_found(phone_photo, detections) <= 10  # 5
+def test_the_fine_survey_reads_the_card_size_that_the_first_one_misreads(phone_photo) -> None:
+    image = phone_photo.image
+    detector = CardDetector()
+    survey, survey_factor = resize_to_long_side(image, SURVEY_LONG_SIDE_PX)
+    survey_maps = detector.predict_maps(survey)
+    first = plan_processing(survey_maps, survey_factor, (4032, 3024))
+    taken = detector._checked_by_fine_survey(image, survey_maps, first)
+    true_long_px = float(np.median([_long_side_px(card.quad_xy) for card in phone_photo.cards]))
+    assert true_long_px == pytest.approx(101, abs=1)
+    # Rows of cards ~16 px long in the 640 px survey blur together: read 2.6 times too long
+    # today (267 px; 14 times with session 10's model), the photo would be processed at 0.45.
+    assert first.card_long_px > 2 * true_long_px
+    # The fine survey's reading is taken, lengthened by 1.15 like the first survey's: 118 px.
+    assert taken.card_long_px == pytest.approx(FINE_SURVEY_READING_SCALE * true_long_px, rel=0.1)
+
+
+def _long_side_px(quad_xy: np.ndarray) -> float:
+    sides = np.linalg.norm(quad_xy - np.roll(quad_xy, -1, axis=0), axis=1)
+    return float(max(sides))
