@@ -258,9 +258,10 @@ def plan_processing(
 _DEFAULT_DETECTOR: CardDetector | None = None
 
 
-def detect_cards(image_bgr: np.ndarray) -> CardDetections:
-    """Find every card in a BGR photo with the shipped detector (session created once)."""
+def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None) -> CardDetections:
+    """Find every card in a BGR photo with the shipped detector (session created once), read
+    with ``settings`` (default: the shipped :class:`DetectorSettings`)."""
     global _DEFAULT_DETECTOR
     if _DEFAULT_DETECTOR is None:
         _DEFAULT_DETECTOR = CardDetector()
-    return _DEFAULT_DETECTOR.detect(image_bgr)
+    return _DEFAULT_DETECTOR.detect(image_bgr, settings)
