@@ -115,3 +115,20 @@ def test_calibration_keeps_the_cards_of_the_photos_card_size():
     # median area is a piece's and only one outline is near it. Dropping the rest would leave
     # too few cards to calibrate, so all are kept for the design check to judge.
     assert len(keep_card_sized(square_detections([100, 100, 100, 70, 55, 40, 30]))) == 7
+
+
+def test_calibration_photos_are_read_with_the_lone_card_rule(monkeypatch):
+    # Spread calibration cards lie alone: one cut in pieces by its print is joined again.
+    import cardtally.vision.detect as detect_module
+    from cardtally.vision.calibrate import CALIBRATION_DETECTOR_SETTINGS, find_cards
+
+    seen = []
+
+    def fake_detect_cards(image_bgr, settings=None):
+        seen.append(settings)
+        return square_detections([100, 100, 100])
+
+    monkeypatch.setattr(detect_module, "detect_cards", fake_detect_cards)
+    assert len(find_cards(np.zeros((64, 64, 3), np.uint8))) == 3
+    assert seen == [CALIBRATION_DETECTOR_SETTINGS]
+    assert CALIBRATION_DETECTOR_SETTINGS.lone_card_size_tolerance > 0
