@@ -37,10 +37,7 @@ def detector_loss(
     size = (size_err * has_size).sum() / has_size.sum().clamp(min=1.0)
     total = fg + 2.0 * edge + centre_weight * centre + 0.5 * orient + 0.5 * size
     parts = {
-        "fg": float(fg),
-        "edge": float(edge),
-        "centre": float(centre),
-        "orient": float(orient),
-        "size": float(size),
+        name: float(value.detach())
+        for name, value in (("fg", fg), ("edge", edge), ("centre", centre), ("orient", orient), ("size", size))
     }
     return total, parts
