@@ -43,14 +43,15 @@ from detect_bench import match_cards  # noqa: E402
 class SurveyPoint:
     """How the survey reads the card size (``vision/detect.py``'s constants of those names)."""
 
-    size_at_peaks: bool = False  # the first survey reads its centre peaks, not all card pixels
-    fine_long_side_px: int = 1280  # the fine survey's size; 0: none
-    fine_max_ratio: float = 0.6
-    fine_max_card_px: float = 150.0
-    fine_reading_scale: float = 1.15
-    fine_max_peak_ratio: float = 10.0
-    fine_min_photo_px: int = 2560
-    card_long_px: float = 120.0  # the card length the photo is processed at
+    # Defaults: the shipped values (read before any point is applied).
+    size_at_peaks: bool = detect_module.SURVEY_SIZE_AT_PEAKS  # first survey: peaks, not all pixels
+    fine_long_side_px: int = detect_module.FINE_SURVEY_LONG_SIDE_PX  # 0: no fine survey
+    fine_max_ratio: float = detect_module.FINE_SURVEY_MAX_RATIO
+    fine_max_card_px: float = detect_module.FINE_SURVEY_MAX_CARD_PX
+    fine_reading_scale: float = detect_module.FINE_SURVEY_READING_SCALE
+    fine_max_peak_ratio: float = detect_module.FINE_SURVEY_MAX_PEAK_RATIO
+    fine_min_photo_px: int = detect_module.FINE_SURVEY_MIN_PHOTO_PX
+    card_long_px: float = detect_module.TARGET_CARD_LONG_PX  # the card length processed at
 
 
 #: Every map-to-cards setting below is tried on each point's maps.

@@ -165,7 +165,8 @@ class CardDetector:
         read from the maps with ``settings`` (default: the shipped :class:`DetectorSettings`)."""
         height, width = image_bgr.shape[:2]
         maps, work_wh, (factor, offset_xy) = self.processing_maps(image_bgr)
-        return cards_from_maps(maps, work_wh, settings or DetectorSettings()).placed(factor, offset_xy, (width, height))
+        cards = cards_from_maps(maps, work_wh, settings or DetectorSettings())
+        return cards.placed(factor, offset_xy, (width, height))
 
     def processing_maps(
         self, image_bgr: np.ndarray

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardtally.models.detector.targets import card_long_side_px
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.detect import (
     FINE_SURVEY_READING_SCALE,
@@ -43,15 +44,10 @@ def test_the_fine_survey_reads_the_card_size_that_the_first_one_misreads(phone_p
     survey_maps = detector.predict_maps(survey)
     first = plan_processing(survey_maps, survey_factor, (4032, 3024))
     taken = detector._checked_by_fine_survey(image, survey_maps, first)
-    true_long_px = float(np.median([_long_side_px(card.quad_xy) for card in phone_photo.cards]))
+    true_long_px = float(np.median([card_long_side_px(card.quad_xy) for card in phone_photo.cards]))
     assert true_long_px == pytest.approx(101, abs=1)
     # Rows of cards ~16 px long in the 640 px survey blur together: read 2.6 times too long
     # today (267 px; 14 times with session 10's model), the photo would be processed at 0.45.
     assert first.card_long_px > 2 * true_long_px
     # The fine survey's reading is taken, lengthened by 1.15 like the first survey's: 118 px.
     assert taken.card_long_px == pytest.approx(FINE_SURVEY_READING_SCALE * true_long_px, rel=0.1)
-
-
-def _long_side_px(quad_xy: np.ndarray) -> float:
-    sides = np.linalg.norm(quad_xy - np.roll(quad_xy, -1, axis=0), axis=1)
-    return float(max(sides))
