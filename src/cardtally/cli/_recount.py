@@ -21,17 +21,14 @@ from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry, round_scores
 from ._game_view import game_json, open_for_changes, print_json, result_line, table
+from ._review import ReviewCounter, new_review_dir, photo_round_evidence, sha256_of
 from .score import (
     CENTRE,
     LEFTOVER,
-    ReviewCounter,
     confirm_or_fail,
     echo_saved_warnings,
     game_decks,
-    new_review_dir,
     photo_round,
-    photo_round_evidence,
-    sha256_of,
 )
 
 

@@ -1,0 +1,127 @@
+"""A scored round's evidence: its review folder, review images, photo digests and counts.
+
+``score`` writes them while counting; ``round recount`` reads them back and counts again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import typer
+
+from ..errors import CardtallyError
+from ..home import data_home
+from ..scoring.ledger import Game
+from ..vision.count import CountResult, PhotoCount, count_photos
+from ..vision.decks import DeckSet
+
+REVIEWS_DIRNAME = "reviews"
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file (so a saved round can be re-counted from the same photos)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def new_review_dir(game_id: int, number: int) -> Path:
+    """A fresh folder for the review images (and snapped photos) of a round being scored."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    parent = data_home() / REVIEWS_DIRNAME / f"game-{game_id}"
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for n in range(1, 1000):
+            folder = parent / (f"round-{number}-{stamp}" + (f"-{n}" if n > 1 else ""))
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            return folder
+    except OSError as exc:
+        raise CardtallyError(
+            f"Cannot create a review folder in {parent}: {exc.strerror}."
+        ) from None
+    raise CardtallyError(f"Cannot create a review folder in {parent}: too many this second.")
+
+
+def discard_review_dir(review_dir: Path, keep: Sequence[Path] = ()) -> None:
+    """Remove a round's review folder after a failure; photos in ``keep`` stay (and are named)."""
+    if not keep:
+        shutil.rmtree(review_dir, ignore_errors=True)
+        return
+    for path in review_dir.iterdir():
+        if path not in keep:
+            path.unlink(missing_ok=True)
+    typer.echo(f"The photos taken are kept: {', '.join(str(p) for p in keep)}", err=True)
+
+
+def photo_evidence(photo: PhotoCount, review: Path | None) -> dict[str, Any]:
+    """What the ledger keeps about one photo, to review or re-count the round later."""
+    return {
+        "path": str(photo.path.resolve()),
+        "sha256": photo.sha256,
+        "review_image": None if review is None else str(review),
+        "counts": photo.identities.counts(),
+        "unknown": photo.identities.unknown_count,
+        "face_up": photo.identities.face_up_count,
+        "cards": len(photo.detections),
+    }
+
+
+class ReviewCounter:
+    """Counts a set of photos, writing each one's review image into ``review_dir`` as it goes."""
+
+    def __init__(self, decks: DeckSet, review_dir: Path) -> None:
+        self.decks = decks
+        self.review_dir = review_dir
+        self.reviews: dict[Path, Path] = {}
+
+    def run(self, label: str, photos: Sequence[Path]) -> CountResult:
+        from ..vision.annotate import annotate, write_review_image
+
+        def after(photo: PhotoCount, image_bgr: np.ndarray) -> None:
+            typer.echo(f"{label}: {photo.path.name}: {len(photo.detections)} cards", err=True)
+            review = annotate(
+                image_bgr, photo.detections, photo.identities, title=f"{label}: {photo.path.name}"
+            )
+            target = (
+                self.review_dir / f"{label}-{len(self.reviews) + 1}-{photo.path.stem}-review.jpg"
+            )
+            self.reviews[photo.path] = write_review_image(target, review)
+
+        return count_photos(list(photos), self.decks, on_photo=after)
+
+    def evidence(self, result: CountResult) -> list[dict[str, Any]]:
+        return [photo_evidence(p, self.reviews.get(p.path)) for p in result.photos]
+
+
+def counts_by_player(game: Game, result: CountResult) -> dict[str, int]:
+    counts = result.counts
+    return {seat.player: counts[seat.deck] for seat in game.seats}
+
+
+def photo_round_evidence(
+    game: Game,
+    counter: ReviewCounter,
+    center: CountResult,
+    leftover: CountResult,
+    fixes: Sequence[str],
+) -> dict[str, Any]:
+    """The ``evidence`` JSON of a photo-scored round (``round recount`` reads it back)."""
+    return {
+        "source": "photos",
+        "center": counter.evidence(center),
+        "leftover": counter.evidence(leftover),
+        "fixes": list(fixes),
+        "counted_center": counts_by_player(game, center),
+        "counted_leftover": counts_by_player(game, leftover),
+    }
