@@ -12,10 +12,12 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from photo_fakes import (
     BAD_PHOTO_IDS,
     BAD_PHOTOS,
+    IMAGE_WH,
     calibrate,
     fake_identify,
     fake_vision,  # noqa: F401  (fixture)
@@ -30,6 +32,9 @@ from cardtally.cli import score as score_module
 from cardtally.scoring.ledger import Ledger
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.vision import count as count_module
+from cardtally.vision.count import CountResult, PhotoCount
+from cardtally.vision.detect_classical import detect_cards_classical
+from cardtally.vision.detections import UNKNOWN, CardIdentities
 
 runner = CliRunner()
 CENTRE_CARDS = ["red"] * 5 + ["blue"] * 3 + ["yellow"] * 2
@@ -204,6 +209,8 @@ def test_face_up_and_unknown_cards_are_warned_not_scored(tmp_path: Path, photos)
         result.stderr
     )
     assert "Warning: 3 centre card(s) lie face up and are not scored.\n" in result.stderr
+    # Numbered as in the review image: rows of 8 cards, read left to right.
+    assert "Check: centre c.png: cards 11, 12 match no player's deck\n" in result.stderr
     assert "Round 1 is saved with the warning(s) above" in result.stderr
     saved = show()["rounds"][0]
     assert saved["scores"] == SCORES
@@ -488,3 +495,18 @@ def test_snap_camera_error(tmp_path: Path, cardtally_home: Path):
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: ")
     before.check()
+
+
+def test_cards_to_check_are_named_by_their_review_numbers(tmp_path: Path):
+    image = picture(["red", "blue", "purple", "red"])
+    detections = detect_cards_classical(image)
+    slot = np.round((detections.centre_xy[:, 0] - 40) / 56).astype(int)
+    deck_index = np.array([0, 1, UNKNOWN, 0])[slot]
+    confidence = np.array([0.95, 0.4, 0.95, 0.95], np.float32)[slot]
+    photo = PhotoCount(tmp_path / "c.png", IMAGE_WH, detections,
+                       CardIdentities(deck_index, confidence, ("red", "blue")))
+    result = CountResult((photo,), ("red", "blue"))
+    assert score_module.cards_to_check("centre", result) == [
+        "centre c.png: card 2 looks like blue (40% sure)",
+        "centre c.png: card 3 matches no player's deck",
+    ]

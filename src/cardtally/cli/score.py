@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 
 from ..errors import CardtallyError
@@ -22,7 +23,9 @@ from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_scores
 from ..vision.count import CountResult, check_photo_paths
 from ..vision.decks import DeckSet, load_decks, profile_path
+from ..vision.detections import UNKNOWN
 from ..vision.embed import embedder_version
+from ..vision.label_layout import card_numbers
 from ._game_view import (
     finished_message,
     game_json,
@@ -101,18 +104,25 @@ def photo_round(
     return entry, warnings
 
 
-def low_confidence_cards(label: str, result: CountResult) -> list[str]:
-    """Human lines for the cards the identification was unsure about."""
+def cards_to_check(label: str, result: CountResult) -> list[str]:
+    """Human lines for the cards a user should look at, by their numbers in the review image:
+    those the identification was unsure about, and those that match no player's deck."""
     lines = []
     for photo in result.photos:
         ids = photo.identities
-        for i in range(len(ids)):
-            if ids.deck_index[i] >= 0 and ids.confidence[i] < LOW_CONFIDENCE:
-                x, y = photo.detections.centre_xy[i]
-                lines.append(
-                    f"{label} {photo.path.name}: card at ({x:.0f}, {y:.0f}) looks like "
-                    f"{ids.deck_name(i)} ({ids.confidence[i]:.0%} sure)"
-                )
+        numbers = card_numbers(photo.detections)
+        where = f"{label} {photo.path.name}"
+        unsure = np.flatnonzero((ids.deck_index >= 0) & (ids.confidence < LOW_CONFIDENCE))
+        for i in sorted(unsure, key=lambda k: numbers[k]):
+            lines.append(
+                f"{where}: card {numbers[i]} looks like {ids.deck_name(i)} "
+                f"({ids.confidence[i]:.0%} sure)"
+            )
+        unknown = sorted(int(n) for n in numbers[ids.deck_index == UNKNOWN])
+        if unknown:
+            listed = ", ".join(str(n) for n in unknown)
+            lines.append(f"{where}: card{'s' if len(unknown) > 1 else ''} {listed} "
+                         f"match{'es' if len(unknown) == 1 else ''} no player's deck")
     return lines
 
 
@@ -294,7 +304,7 @@ def score_command(
             center_result = counter.run(CENTRE, center_paths)
             leftover_result = counter.run(LEFTOVER, leftover_paths)
             entry, warnings = photo_round(game, center_result, leftover_result, fixes, caller_name)
-            doubtful = low_confidence_cards(CENTRE, center_result) + low_confidence_cards(
+            doubtful = cards_to_check(CENTRE, center_result) + cards_to_check(
                 LEFTOVER, leftover_result
             )
             typer.echo(render_proposal(game, entry, round_scores(entry, game.rules)), err=as_json)
