@@ -291,6 +291,18 @@ def test_unknown_cards_are_warned(tmp_path: Path):
     )
 
 
+def test_with_review_images_the_unknown_cards_are_named_by_number(tmp_path: Path):
+    photo = write_photo(tmp_path / "mixed.png", ["red", "purple", "red", "purple"])
+    result = count(str(photo), "--annotate", str(tmp_path / "review"))
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "[1/1] mixed.png: 4 cards\n"
+        f"Review image: {tmp_path / 'review' / 'mixed-review.jpg'}\n"
+        "Check: mixed.png: cards 2, 4 match no calibrated deck\n"
+        "Warning: 2 card(s) match no calibrated deck (counted as unknown).\n"
+    )
+
+
 def test_only_some_decks(tmp_path: Path):
     photo = write_photo(tmp_path / "table.png", CARDS)
     result = count(str(photo), "--decks", "red,blue", "--json")

@@ -29,6 +29,7 @@ from typer.testing import CliRunner
 
 from cardtally.cli import app
 from cardtally.cli import score as score_module
+from cardtally.cli._review import cards_to_check
 from cardtally.scoring.ledger import Ledger
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.vision import count as count_module
@@ -506,7 +507,7 @@ def test_cards_to_check_are_named_by_their_review_numbers(tmp_path: Path):
     photo = PhotoCount(tmp_path / "c.png", IMAGE_WH, detections,
                        CardIdentities(deck_index, confidence, ("red", "blue")))
     result = CountResult((photo,), ("red", "blue"))
-    assert score_module.cards_to_check("centre", result) == [
+    assert cards_to_check(result, "centre") == [
         "centre c.png: card 2 looks like blue (40% sure)",
         "centre c.png: card 3 matches no player's deck",
     ]

@@ -20,8 +20,12 @@ from ..home import data_home
 from ..scoring.ledger import Game
 from ..vision.count import CountResult, PhotoCount, count_photos
 from ..vision.decks import DeckSet
+from ..vision.detections import UNKNOWN
+from ..vision.label_layout import card_numbers
 
 REVIEWS_DIRNAME = "reviews"
+#: Cards identified with less confidence than this are listed for the user to check.
+LOW_CONFIDENCE = 0.6
 
 
 def sha256_of(path: Path) -> str:
@@ -125,3 +129,26 @@ def photo_round_evidence(
         "counted_center": counts_by_player(game, center),
         "counted_leftover": counts_by_player(game, leftover),
     }
+
+
+def cards_to_check(result: CountResult, label: str = "",
+                   nobody: str = "no player's deck") -> list[str]:
+    """Human lines for the cards a user should look at, by their numbers in the review image:
+    those the identification was unsure about, and those that match ``nobody``."""
+    lines = []
+    for photo in result.photos:
+        ids = photo.identities
+        numbers = card_numbers(photo.detections)
+        where = f"{label} {photo.path.name}".strip()
+        unsure = np.flatnonzero((ids.deck_index >= 0) & (ids.confidence < LOW_CONFIDENCE))
+        for i in sorted(unsure, key=lambda k: numbers[k]):
+            lines.append(
+                f"{where}: card {numbers[i]} looks like {ids.deck_name(i)} "
+                f"({ids.confidence[i]:.0%} sure)"
+            )
+        unknown = sorted(int(n) for n in numbers[ids.deck_index == UNKNOWN])
+        if unknown:
+            listed = ", ".join(str(n) for n in unknown)
+            lines.append(f"{where}: card{'s' if len(unknown) > 1 else ''} {listed} "
+                         f"match{'es' if len(unknown) == 1 else ''} {nobody}")
+    return lines

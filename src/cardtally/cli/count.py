@@ -13,6 +13,7 @@ from ..errors import CardtallyError
 from ..vision.count import CountResult, PhotoCount, check_photo_paths, count_photos
 from ..vision.decks import DeckSet, load_decks
 from ..vision.embed import embedder_version
+from ._review import cards_to_check
 from .app import app
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
@@ -119,6 +120,10 @@ def count_command(
     result = count_photos(photos, decks, on_photo=after_photo)
     for path in written:
         typer.echo(f"Review image: {path}", err=True)
+    if written:
+        # The numbers name cards in the review images, so they are only useful with them.
+        for line in cards_to_check(result, nobody="no calibrated deck"):
+            typer.echo(f"Check: {line}", err=True)
     if result.unknown:
         typer.echo(
             f"Warning: {result.unknown} card(s) match no calibrated deck (counted as unknown).",

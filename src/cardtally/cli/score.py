@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 
 from ..errors import CardtallyError
@@ -23,9 +22,7 @@ from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_scores
 from ..vision.count import CountResult, check_photo_paths
 from ..vision.decks import DeckSet, load_decks, profile_path
-from ..vision.detections import UNKNOWN
 from ..vision.embed import embedder_version
-from ..vision.label_layout import card_numbers
 from ._game_view import (
     finished_message,
     game_json,
@@ -36,6 +33,7 @@ from ._game_view import (
 )
 from ._review import (
     ReviewCounter,
+    cards_to_check,
     counts_by_player,
     discard_review_dir,
     new_review_dir,
@@ -43,8 +41,6 @@ from ._review import (
 )
 from .app import app
 
-#: Cards identified with less confidence than this are listed for the user to check.
-LOW_CONFIDENCE = 0.6
 #: Labels of the two photo sets of a round (review file names, messages, evidence keys).
 CENTRE, LEFTOVER = "centre", "leftover"
 SNAP_PROMPTS = {
@@ -102,28 +98,6 @@ def photo_round(
             if len(photo.detections) == 0:
                 warnings.append(f"No cards found in the {label} photo {photo.path.name}.")
     return entry, warnings
-
-
-def cards_to_check(label: str, result: CountResult) -> list[str]:
-    """Human lines for the cards a user should look at, by their numbers in the review image:
-    those the identification was unsure about, and those that match no player's deck."""
-    lines = []
-    for photo in result.photos:
-        ids = photo.identities
-        numbers = card_numbers(photo.detections)
-        where = f"{label} {photo.path.name}"
-        unsure = np.flatnonzero((ids.deck_index >= 0) & (ids.confidence < LOW_CONFIDENCE))
-        for i in sorted(unsure, key=lambda k: numbers[k]):
-            lines.append(
-                f"{where}: card {numbers[i]} looks like {ids.deck_name(i)} "
-                f"({ids.confidence[i]:.0%} sure)"
-            )
-        unknown = sorted(int(n) for n in numbers[ids.deck_index == UNKNOWN])
-        if unknown:
-            listed = ", ".join(str(n) for n in unknown)
-            lines.append(f"{where}: card{'s' if len(unknown) > 1 else ''} {listed} "
-                         f"match{'es' if len(unknown) == 1 else ''} no player's deck")
-    return lines
 
 
 def render_proposal(game: Game, entry: RoundEntry, scores: Mapping[str, int]) -> str:
@@ -304,8 +278,8 @@ def score_command(
             center_result = counter.run(CENTRE, center_paths)
             leftover_result = counter.run(LEFTOVER, leftover_paths)
             entry, warnings = photo_round(game, center_result, leftover_result, fixes, caller_name)
-            doubtful = cards_to_check(CENTRE, center_result) + cards_to_check(
-                LEFTOVER, leftover_result
+            doubtful = cards_to_check(center_result, CENTRE) + cards_to_check(
+                leftover_result, LEFTOVER
             )
             typer.echo(render_proposal(game, entry, round_scores(entry, game.rules)), err=as_json)
             for line in doubtful:
