@@ -70,6 +70,7 @@ POINTS = {
 SETTINGS = {
     "centre 0.16": DetectorSettings(centre_threshold=0.16),
     "centre 0.20": DetectorSettings(centre_threshold=0.20),
+    "centre 0.16, lone cards 0.10": DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.10),
     "centre 0.16, lone cards 0.15": DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.15),
 }
 

@@ -146,6 +146,7 @@ def absorb_enclosed_regions(markers: np.ndarray, log_size: np.ndarray,
 def merge_split_lone_cards(
     markers: np.ndarray, log_size: np.ndarray, size_tolerance: float,
     min_fill: float = 0.88, aspect_range: tuple[float, float] = (0.55, 0.92), gap_px: int = 2,
+    edge: np.ndarray | None = None, max_boundary_edge: float = 1.0,
 ) -> np.ndarray:
     """``markers`` with every lone card that the heads cut in pieces made whole again.
 
@@ -157,8 +158,10 @@ def merge_split_lone_cards(
     reading (``log_size``, log2 of the card's long side in these pixels) scaled by how the size
     head reads the photo's lone whole-looking cards; without any such card nothing is merged.
     Groups in rows, fans and piles are never merged: there two strips can add up to a card.
-    A lone pair of a whole card and a sliver of the card beneath it can still pass for one
-    card; that is what this rule costs in mixed layouts.
+    A lone whole card with a sliver of the card beneath it, or a small shingled stack, can
+    still pass for one card; but there the pieces meet along a physical card edge, which the
+    edge head marks: with ``edge`` given, a group whose pieces' shared boundary has a mean
+    edge probability above ``max_boundary_edge`` is left as it is.
     """
     if size_tolerance <= 0:
         return markers
@@ -208,6 +211,27 @@ def merge_split_lone_cards(
         if len(members) < 2:
             continue
         shape = card_like(group)
-        if shape is not None and abs(shape[0] * head_over_true / shape[1] - 1.0) <= size_tolerance:
-            merged[group_pixels(group)] = min(members)
+        if shape is None or abs(shape[0] * head_over_true / shape[1] - 1.0) > size_tolerance:
+            continue
+        pixels = group_pixels(group)
+        if edge is not None and _boundary_edge(markers, pixels, members, edge, gap_px) > max_boundary_edge:
+            continue
+        merged[pixels] = min(members)
     return merged
+
+
+def _boundary_edge(markers: np.ndarray, pixels: tuple[np.ndarray, np.ndarray],
+                   members: list[int], edge: np.ndarray, gap_px: int) -> float:
+    """Mean edge probability where a group's pieces meet: the pixels of the group (``pixels``,
+    its closed mask) in none of its pieces but within ``gap_px`` + 1 of two or more of them."""
+    ys, xs = pixels
+    y0, x0 = int(ys.min()), int(xs.min())
+    box = (slice(y0, int(ys.max()) + 1), slice(x0, int(xs.max()) + 1))
+    in_group = np.zeros((box[0].stop - y0, box[1].stop - x0), bool)
+    in_group[ys - y0, xs - x0] = True
+    kernel = np.ones((2 * gap_px + 3, 2 * gap_px + 3), np.uint8)
+    near = np.zeros(in_group.shape, np.int32)
+    for label in members:
+        near += cv2.dilate((markers[box] == label).astype(np.uint8), kernel)
+    boundary = in_group & (near >= 2) & ~np.isin(markers[box], members)
+    return float(edge[box][boundary].mean()) if boundary.any() else 0.0

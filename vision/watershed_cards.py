@@ -46,10 +46,14 @@ class DetectorSettings:
     #: are exact: within this many degrees, the card's axis is the visible rectangle's side.
     snap_angle_deg: float = 15.0
     #: Touching regions that lie apart from all others and together make one card's shape,
-    #: within this fraction of the card length expected there, are one card (0 turns this off:
-    #: on the validation scenes it gains precision in spread layouts and loses a little recall
-    #: and exact counts in mixed ones; docs/BENCHMARKS.md).
-    lone_card_size_tolerance: float = 0.0
+    #: within this fraction of the card length expected there, are one card: a lone card its
+    #: own print cuts in pieces (0 turns this off) ...
+    lone_card_size_tolerance: float = 0.15
+    #: ... unless the edge head marks the boundary where they meet as a card edge (mean edge
+    #: probability above this; 1 turns the check off): a whole card with a sliver of the one
+    #: beneath, a small shingled stack. With it, the rule lowers the count error of spread
+    #: layouts and leaves mixed ones as they were (session 12, docs/BENCHMARKS.md).
+    lone_card_max_boundary_edge: float = 0.45
 
 
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
@@ -85,7 +89,8 @@ def cards_from_maps(
     cv2.watershed(cv2.merge([relief, relief, relief]), markers)
     markers = merge_regions(markers, edge, settings.merge_edge_threshold)
     markers = absorb_enclosed_regions(markers, maps[5], settings.max_enclosed_card_fraction)
-    markers = merge_split_lone_cards(markers, maps[5], settings.lone_card_size_tolerance)
+    markers = merge_split_lone_cards(markers, maps[5], settings.lone_card_size_tolerance,
+                                     edge=edge, max_boundary_edge=settings.lone_card_max_boundary_edge)
 
     polygons, quads, centres, angles, scores, strips = [], [], [], [], [], []
     for _, (y0, x0), region in _regions(markers, len(peaks)):

@@ -118,7 +118,8 @@ def test_calibration_keeps_the_cards_of_the_photos_card_size():
 
 
 def test_calibration_photos_are_read_with_the_lone_card_rule(monkeypatch):
-    # Spread calibration cards lie alone: one cut in pieces by its print is joined again.
+    # Spread calibration cards lie alone: one cut in pieces by its print is joined again,
+    # whatever the edge head says about the line between the pieces.
     import cardtally.vision.detect as detect_module
     from cardtally.vision.calibrate import CALIBRATION_DETECTOR_SETTINGS, find_cards
 
@@ -132,3 +133,4 @@ def test_calibration_photos_are_read_with_the_lone_card_rule(monkeypatch):
     assert len(find_cards(np.zeros((64, 64, 3), np.uint8))) == 3
     assert seen == [CALIBRATION_DETECTOR_SETTINGS]
     assert CALIBRATION_DETECTOR_SETTINGS.lone_card_size_tolerance > 0
+    assert CALIBRATION_DETECTOR_SETTINGS.lone_card_max_boundary_edge == 1.0

@@ -80,7 +80,7 @@ def test_the_card_axis_snaps_to_the_visible_rectangle_side_near_the_head() -> No
     assert _snapped_axis_deg(50.0, 10.0, 15.0) == pytest.approx(50.0)  # neither side: the head
 
 
-_LONE = DetectorSettings(lone_card_size_tolerance=0.15)
+_OFF = DetectorSettings(lone_card_size_tolerance=0.0)
 
 
 def _with_size(maps: np.ndarray, card_long_px: float) -> np.ndarray:
@@ -88,14 +88,31 @@ def _with_size(maps: np.ndarray, card_long_px: float) -> np.ndarray:
     return maps
 
 
-def test_a_lone_card_cut_in_two_by_its_print_is_one_card() -> None:
-    # Card 30 x 46 output px cut across by a printed band, beside a whole card of the same size.
+def _cut_card_maps(boundary_edge: float) -> np.ndarray:
+    """A card 30 x 46 output px in two pieces meeting at rows 42-43, whose edge probability is
+    ``boundary_edge``, beside a whole card of the same size."""
     maps = _with_size(_maps_for_rects([(20, 20, 50, 43), (20, 43, 50, 66), (80, 20, 110, 66)]), 46)
-    assert len(cards_from_maps(maps, (280, 200))) == 3  # off by default
-    dets = cards_from_maps(maps, (280, 200), _LONE)
+    maps[1, 42:44, 21:49] = boundary_edge
+    return maps
+
+
+def test_a_lone_card_cut_in_two_by_its_print_is_one_card() -> None:
+    # The edge head sees the printed band only faintly.
+    maps = _cut_card_maps(0.2)
+    assert len(cards_from_maps(maps, (280, 200), _OFF)) == 3
+    dets = cards_from_maps(maps, (280, 200))
     assert len(dets) == 2
     polygon = max(dets.visible_polygons_xy, key=lambda p: cv2.contourArea(p) if p[:, 0].max() < 110 else 0)
     assert cv2.contourArea(polygon) > 0.85 * 60 * 92  # the whole card, in input pixels
+
+
+def test_pieces_meeting_along_a_card_edge_stay_two_cards() -> None:
+    # The same shapes, but the edge head marks the line between them as a card's edge: a card
+    # with a strip of the one beneath it. Only the calibration setting (no check) joins them.
+    maps = _cut_card_maps(0.9)
+    assert len(cards_from_maps(maps, (280, 200))) == 3
+    no_check = DetectorSettings(lone_card_max_boundary_edge=1.0)
+    assert len(cards_from_maps(maps, (280, 200), no_check)) == 2
 
 
 def test_strips_of_a_row_are_never_joined_into_a_card() -> None:
@@ -103,9 +120,11 @@ def test_strips_of_a_row_are_never_joined_into_a_card() -> None:
     # but they touch the top card, so they stay two cards.
     rects = [(20, 10, 50, 33), (20, 33, 50, 56), (20, 56, 50, 102), (80, 20, 110, 66)]
     maps = _with_size(_maps_for_rects(rects, shape=(120, 160)), 46)
-    assert len(cards_from_maps(maps, (320, 240), _LONE)) == 4
+    maps[1, 32:34, 21:49] = 0.2
+    assert len(cards_from_maps(maps, (320, 240))) == 4
 
 
 def test_without_a_whole_card_to_measure_nothing_is_joined() -> None:
     maps = _with_size(_maps_for_rects([(20, 20, 50, 43), (20, 43, 50, 66)]), 46)
-    assert len(cards_from_maps(maps, (280, 200), _LONE)) == 2
+    maps[1, 42:44, 21:49] = 0.2
+    assert len(cards_from_maps(maps, (280, 200))) == 2
