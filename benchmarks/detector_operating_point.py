@@ -68,10 +68,12 @@ POINTS = {
                                                   card_long_px=110.0),
 }
 SETTINGS = {
-    "centre 0.16": DetectorSettings(centre_threshold=0.16),
+    "centre 0.16, lone cards off": DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.0),
+    "centre 0.20, lone cards off": DetectorSettings(centre_threshold=0.20, lone_card_size_tolerance=0.0),
+    "centre 0.16, lone cards 0.15 without the edge check":
+        DetectorSettings(centre_threshold=0.16, lone_card_max_boundary_edge=1.0),
+    "centre 0.16 (shipped: lone cards 0.15, edge check 0.45)": DetectorSettings(centre_threshold=0.16),
     "centre 0.20": DetectorSettings(centre_threshold=0.20),
-    "centre 0.16, lone cards 0.10": DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.10),
-    "centre 0.16, lone cards 0.15": DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.15),
 }
 
 
