@@ -157,7 +157,8 @@ def merge_split_lone_cards(
     and a card's length, it is one card. The length expected at each place is the size head's
     reading (``log_size``, log2 of the card's long side in these pixels) scaled by how the size
     head reads the photo's lone whole-looking cards; without any such card nothing is merged.
-    Groups in rows, fans and piles are never merged: there two strips can add up to a card.
+    A group touching other regions (rows, fans, piles) is never merged: there two strips
+    can add up to a card.
     A lone whole card with a sliver of the card beneath it, or a small shingled stack, can
     still pass for one card; but there the pieces meet along a physical card edge, which the
     edge head marks: with ``edge`` given, a group whose pieces' shared boundary has a mean
