@@ -25,7 +25,7 @@ from cardtally.cli import score as score_module
 from cardtally.scoring.ledger import Ledger
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.vision import count as count_module
-from cardtally.vision.detections import CardIdentities
+from cardtally.vision.detections import UNKNOWN, CardIdentities
 
 runner = CliRunner()
 CENTRE_CARDS = ["red"] * 5 + ["blue"] * 3 + ["yellow"] * 2
@@ -157,6 +157,23 @@ def test_recount_with_new_models(scored, monkeypatch, cardtally_home: Path):
     assert files_under(cardtally_home / "reviews") == sorted(
         Path(p["review_image"]) for p in evidence["center"] + evidence["leftover"]
     )
+
+
+def yellow_is_unknown(image_bgr, detections, decks) -> CardIdentities:
+    ids = fake_identify(image_bgr, detections, decks)
+    index = ids.deck_index.copy()
+    index[index == decks.names.index("yellow")] = UNKNOWN
+    return CardIdentities(index, ids.confidence, ids.deck_names)
+
+
+def test_a_changed_recount_names_the_cards_to_check(scored, monkeypatch):
+    monkeypatch.setattr(count_module, "identify", yellow_is_unknown)
+    result = run("round", "recount", "1", "--yes")
+    assert result.exit_code == 0, result.output
+    # Numbered as in the review images: rows of 8 cards, read left to right.
+    assert "Check: centre centre.png: cards 9, 10 match no player's deck\n" in result.stderr
+    assert "Check: leftover left.png: cards 3, 4, 5, 6 match no player's deck\n" in result.stderr
+    assert "Warning: 2 centre card(s) match no player's deck and are not scored.\n" in result.stderr
 
 
 def test_json(scored, monkeypatch):

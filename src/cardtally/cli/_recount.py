@@ -21,7 +21,13 @@ from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry, round_scores
 from ._game_view import game_json, open_for_changes, print_json, result_line, table
-from ._review import ReviewCounter, new_review_dir, photo_round_evidence, sha256_of
+from ._review import (
+    ReviewCounter,
+    cards_to_check,
+    new_review_dir,
+    photo_round_evidence,
+    sha256_of,
+)
 from .score import (
     CENTRE,
     LEFTOVER,
@@ -152,6 +158,8 @@ def recount_round(number: int, game_id: int | None, *, yes: bool, json_out: bool
                         "re-count replaces those corrections.",
                         err=True,
                     )
+                for line in cards_to_check(center, CENTRE) + cards_to_check(leftover, LEFTOVER):
+                    typer.echo(f"Check: {line}", err=True)
                 for warning in warnings:
                     typer.echo(f"Warning: {warning}", err=True)
                 typer.echo(f"Review images: {review_dir}", err=True)
