@@ -67,13 +67,17 @@ POINTS = {
                                                   fine_reading_scale=1.0, fine_max_peak_ratio=1e9,
                                                   card_long_px=110.0),
 }
+_NO_SPREAD = {"spread_centre_threshold": 0.0}
 SETTINGS = {
-    "centre 0.16, lone cards off": DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.0),
-    "centre 0.20, lone cards off": DetectorSettings(centre_threshold=0.20, lone_card_size_tolerance=0.0),
+    "centre 0.16, lone cards off (session 11)":
+        DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.0, **_NO_SPREAD),
+    "centre 0.20, lone cards off":
+        DetectorSettings(centre_threshold=0.20, lone_card_size_tolerance=0.0, **_NO_SPREAD),
     "centre 0.16, lone cards 0.15 without the edge check":
-        DetectorSettings(centre_threshold=0.16, lone_card_max_boundary_edge=1.0),
-    "centre 0.16 (shipped: lone cards 0.15, edge check 0.45)": DetectorSettings(centre_threshold=0.16),
-    "centre 0.20": DetectorSettings(centre_threshold=0.20),
+        DetectorSettings(centre_threshold=0.16, lone_card_max_boundary_edge=1.0, **_NO_SPREAD),
+    "centre 0.16, lone cards 0.15 with the edge check 0.45":
+        DetectorSettings(centre_threshold=0.16, **_NO_SPREAD),
+    "shipped: the above, spread layouts at centre 0.20": DetectorSettings(),
 }
 
 

@@ -9,7 +9,7 @@ card's outline. Works on any maps of the network's layout (tests use hand-made o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -55,6 +55,12 @@ class DetectorSettings:
     #: layouts by a fifth for 0.4-0.7 points of recall in mixed, rows and fans (session 12,
     #: docs/BENCHMARKS.md).
     lone_card_max_boundary_edge: float = 0.45
+    #: A photo where at least this share of the cards lie alone (no other card within a few
+    #: pixels) is a spread layout; its maps are read again with the centre threshold below,
+    #: which there leaves fewer cards cut in pieces and misses none (session 12) ...
+    spread_lone_share: float = 0.7
+    #: ... (0, or not above ``centre_threshold``, turns this off).
+    spread_centre_threshold: float = 0.20
 
 
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
@@ -74,7 +80,37 @@ def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarr
 def cards_from_maps(
     maps: np.ndarray, image_wh: tuple[int, int], settings: DetectorSettings = DetectorSettings()
 ) -> CardDetections:
-    """Turn the network maps into cards: one per centre peak, regions by watershed."""
+    """Turn the network maps into cards: one per centre peak, regions by watershed; a spread
+    layout's maps (``DetectorSettings.spread_lone_share``) are read at its own threshold."""
+    cards = _cards_at_threshold(maps, image_wh, settings)
+    if settings.spread_centre_threshold > settings.centre_threshold \
+            and lone_card_share(cards) >= settings.spread_lone_share:
+        spread = replace(settings, centre_threshold=settings.spread_centre_threshold)
+        return _cards_at_threshold(maps, image_wh, spread)
+    return cards
+
+
+def lone_card_share(cards: CardDetections, touch_px: float = 8.0) -> float:
+    """Share of the cards whose visible part comes within ``touch_px`` of no other card's
+    (0 without cards)."""
+    if len(cards) == 0:
+        return 0.0
+    cell = touch_px / 2.0  # each mask grows by one raster cell: parts under 2 cells apart touch
+    width, height = cards.image_wh
+    raster_hw = (int(height / cell) + 2, int(width / cell) + 2)
+    kernel = np.ones((3, 3), np.uint8)
+    grown = []
+    for polygon in cards.visible_polygons_xy:
+        mask = np.zeros(raster_hw, np.uint8)
+        cv2.fillPoly(mask, [np.round(polygon / cell).astype(np.int32)], 1)
+        grown.append(cv2.dilate(mask, kernel).astype(bool))
+    cover = np.sum(grown, axis=0)
+    return sum(bool((cover[mask] <= 1).all()) for mask in grown) / len(cards)
+
+
+def _cards_at_threshold(
+    maps: np.ndarray, image_wh: tuple[int, int], settings: DetectorSettings
+) -> CardDetections:
     foreground, edge, centre = maps[0], maps[1], maps[2]
     peaks = find_peaks(centre, settings.centre_threshold, settings.peak_window_px)
     peaks = peaks[foreground[peaks[:, 1], peaks[:, 0]] >= 0.3] if len(peaks) else peaks

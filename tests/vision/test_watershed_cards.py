@@ -5,11 +5,13 @@ import cv2
 import numpy as np
 import pytest
 
+from cardtally.vision.detections import CardDetections
 from cardtally.vision.watershed_cards import (
     DetectorSettings,
     _snapped_axis_deg,
     cards_from_maps,
     find_peaks,
+    lone_card_share,
 )
 
 
@@ -128,3 +130,35 @@ def test_without_a_whole_card_to_measure_nothing_is_joined() -> None:
     maps = _with_size(_maps_for_rects([(20, 20, 50, 43), (20, 43, 50, 66)]), 46)
     maps[1, 42:44, 21:49] = 0.2
     assert len(cards_from_maps(maps, (280, 200))) == 2
+
+
+def _spread_maps() -> np.ndarray:
+    """Ten cards of 30 x 46 output px lying apart in two rows; the first one has a faint second
+    centre peak (0.18) beyond a line the edge head marks, so at 0.16 it is two cards."""
+    rects = [(10 + 50 * col, 10 + 60 * row, 40 + 50 * col, 56 + 60 * row)
+             for row in range(2) for col in range(5)]
+    maps = _with_size(_maps_for_rects(rects, shape=(130, 260)), 46)
+    maps[1, 40, 11:39] = 0.9
+    blob = np.zeros((130, 260), np.float32)
+    blob[48, 25] = 1.0
+    blob = cv2.GaussianBlur(blob, (0, 0), 1.5)
+    maps[2] = np.maximum(maps[2], 0.18 * blob / blob.max())
+    return maps
+
+
+def test_lone_card_share_counts_the_cards_touching_no_other() -> None:
+    apart = cards_from_maps(_maps_for_rects([(10, 10, 40, 56), (60, 10, 90, 56)]), (280, 200))
+    assert lone_card_share(apart) == 1.0
+    row = cards_from_maps(_maps_for_rects([(10, 10, 24, 70), (24, 10, 38, 70), (60, 10, 90, 56)]),
+                          (280, 200))
+    assert lone_card_share(row) == pytest.approx(1 / 3)
+    assert lone_card_share(CardDetections.empty((10, 10))) == 0.0
+
+
+def test_a_spread_layout_is_read_at_its_own_centre_threshold() -> None:
+    maps = _spread_maps()
+    no_spread = DetectorSettings(spread_centre_threshold=0.0)
+    assert len(cards_from_maps(maps, (520, 260), no_spread)) == 11
+    # 9 of the 11 cards lie alone: a spread layout, read again at 0.20, where the faint peak
+    # is gone.
+    assert len(cards_from_maps(maps, (520, 260))) == 10
