@@ -57,10 +57,13 @@ class DetectorSettings:
     lone_card_max_boundary_edge: float = 0.45
     #: A photo where at least this share of the cards lie alone (no other card within a few
     #: pixels) is a spread layout; its maps are read again with the centre threshold below,
-    #: which there leaves fewer cards cut in pieces and misses none (session 12) ...
+    #: which there leaves fewer cards cut in pieces and misses hardly any more (session 12) ...
     spread_lone_share: float = 0.7
-    #: ... (0, or not above ``centre_threshold``, turns this off).
+    #: ... (0, or not above ``centre_threshold``, turns this off), unless that keeps fewer
+    #: than this share of the cards: then their own peaks are weak (a photo unlike the
+    #: renders, where the detector found few cards and each lies "alone").
     spread_centre_threshold: float = 0.20
+    spread_min_kept: float = 0.8
 
 
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
@@ -86,7 +89,9 @@ def cards_from_maps(
     if settings.spread_centre_threshold > settings.centre_threshold \
             and lone_card_share(cards) >= settings.spread_lone_share:
         spread = replace(settings, centre_threshold=settings.spread_centre_threshold)
-        return _cards_at_threshold(maps, image_wh, spread)
+        spread_cards = _cards_at_threshold(maps, image_wh, spread)
+        if len(spread_cards) >= settings.spread_min_kept * len(cards):
+            return spread_cards
     return cards
 
 
