@@ -1,6 +1,8 @@
-"""A scored round's evidence: its review folder, review images, photo digests and counts.
+"""A scored round's evidence: its review folder, review images, photo digests and counts;
+and the lines naming the cards a user should check in the review images.
 
-``score`` writes them while counting; ``round recount`` reads them back and counts again.
+``score`` writes the evidence while counting; ``round recount`` reads it back and counts
+again; ``count --annotate`` prints the cards to check too.
 """
 
 from __future__ import annotations
