@@ -111,9 +111,20 @@ def calibration_photos(rng: np.random.Generator, designs: list[np.ndarray], name
         for name, design in zip(names, designs, strict=True)]
 
 
+def more_calibration_photos(photos: list, designs: list[np.ndarray], names: list[str],
+                            white_balance: tuple[float, float], per_deck: int,
+                            seed: list[int]) -> list[list]:
+    """Each deck's photo plus ``per_deck - 1`` more, drawn from their own ``seed`` so that the
+    game photos stay those of the one-photo benchmark."""
+    rng = np.random.default_rng(seed)
+    extra = [calibration_photos(rng, designs, names, white_balance) for _ in range(per_deck - 1)]
+    return [[photo, *(more[k] for more in extra)] for k, photo in enumerate(photos)]
+
+
 def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
                     with_detector: bool) -> tuple[DeckSet, list, list[str]]:
-    """Calibrate each deck in turn (later decks are compared with the earlier ones).
+    """Calibrate each deck in turn (later decks are compared with the earlier ones); a deck's
+    entry in ``photos`` is a photo or a list of them.
 
     With the detector, calibration finds its cards as `cardtally calibrate` does; otherwise it
     uses the true outlines. Returns the decks, the calibration results and the messages of
@@ -122,7 +133,8 @@ def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
     decks, results, refusals = DeckSet(()), [], []
     for name, photo in zip(names, photos, strict=True):
         try:
-            found = find_cards(photo.image) if with_detector else None
+            found = ([find_cards(p.image) for p in photo] if isinstance(photo, list)
+                     else find_cards(photo.image)) if with_detector else None
             result = calibrate_from_scene(name, photo, decks, embedder, found)
         except CardtallyError as exc:
             refusals.append(str(exc).split(";")[0])
@@ -156,12 +168,15 @@ def identify_as_scenario_decks(crops: CardCrops, embeddings, decks: DeckSet,
 def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: int,
               face_up_fraction: float, embedder: BackEmbedder, detector: str,
               white_balance: tuple[float, float], dump: list | None = None,
-              settings: IdentifySettings | None = None) -> None:
+              settings: IdentifySettings | None = None, photos_per_deck: int = 1) -> None:
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
     names = [f"deck{k}" for k in range(n_decks)]
     photos = calibration_photos(rng, designs, names, white_balance)
+    if photos_per_deck > 1:
+        photos = more_calibration_photos(photos, designs, names, white_balance, photos_per_deck,
+                                         [SEED_BASE, trial, n_decks, len(kind), 1])
     decks, results, refusals = calibrate_decks(photos, names, embedder, detector == "real")
     tally.calibration_failures += refusals
     own_percentiles = [(r.own_similarity_percentiles, r.impostor_similarity_percentiles)
@@ -268,6 +283,8 @@ def main() -> None:
                         help="each card on its own: no scene consensus for UNKNOWN cards")
     parser.add_argument("--no-white-balance", action="store_true",
                         help="disable the simulated camera white balance (full colour cast)")
+    parser.add_argument("--calibration-photos", type=int, default=1,
+                        help="calibration photos per deck (the first is the one-photo run's)")
     args = parser.parse_args()
     if args.timing_only:
         best, median, cpu = embed_timing()
@@ -279,7 +296,8 @@ def main() -> None:
                                 consensus=None if args.no_consensus else ConsensusSettings())
     dump: list | None = [] if args.dump else None
     wb = (0.0, 0.0) if args.no_white_balance else Lighting().white_balance
-    print(f"calibration {CALIBRATION_K:.0f} K, test {TEST_K:.0f} K, camera white balance {wb}, "
+    print(f"calibration {CALIBRATION_K:.0f} K ({args.calibration_photos} photo(s) per deck), "
+          f"test {TEST_K:.0f} K, camera white balance {wb}, "
           f"{args.trials} scenes per scenario, detections: {args.detector}\n")
     print("| scenario | backs-up accuracy | became UNKNOWN | wrong deck | strips 12-20 px "
           "| whole cards | uncalibrated rejected | face-up counted for a deck |")
@@ -290,7 +308,7 @@ def main() -> None:
         t = Tally()
         for trial in range(args.first_trial, args.first_trial + args.trials):
             run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb, dump,
-                      settings)
+                      settings, args.calibration_photos)
         print(f"| {name} | {t.pct(t.correct, t.backs)} | {t.pct(t.unknown, t.backs)} "
               f"| {t.pct(t.wrong, t.backs)} | {t.pct(t.strips_correct, t.strips)} "
               f"| {t.pct(t.whole_correct, t.whole)} | {t.pct(t.uncal_rejected, t.uncal)} "

@@ -5,6 +5,7 @@ Used by the identification benchmark and the tests; imports the renderer but not
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -60,14 +61,22 @@ def expected_owner(scene: Scene, deck_order: list[str]) -> np.ndarray:
     return np.array(out, np.int64)
 
 
-def calibrate_from_scene(name: str, photo: Scene, existing: DeckSet,
-                         embedder: BackEmbedder, detections: CardDetections | None = None
+def calibrate_from_scene(name: str, photo: Scene | Sequence[Scene], existing: DeckSet,
+                         embedder: BackEmbedder,
+                         detections: CardDetections | Sequence[CardDetections] | None = None
                          ) -> Calibration:
-    """Enrol a deck from a rendered calibration photo, with ground-truth card outlines unless
-    ``detections`` (e.g. the shipped detector's, as `cardtally calibrate` finds them) are given."""
-    crops = calibration_crops([photo.image], [gt_detections(photo) if detections is None else detections])
+    """Enrol a deck from one or several rendered calibration photos, with ground-truth card
+    outlines unless ``detections`` (e.g. the shipped detector's, as `cardtally calibrate` finds
+    them; one per photo) are given."""
+    photos = [photo] if isinstance(photo, Scene) else list(photo)
+    if detections is None:
+        found = [gt_detections(p) for p in photos]
+    else:
+        found = [detections] if isinstance(detections, CardDetections) else list(detections)
+    crops = calibration_crops([p.image for p in photos], found)
     embeddings = embedder.embed(crops.pixels)
-    return build_calibration(name, crops, embeddings, existing, [f"{name}.png"],
+    files = [f"{name}.png"] if len(photos) == 1 else [f"{name}-{k + 1}.png" for k in range(len(photos))]
+    return build_calibration(name, crops, embeddings, existing, files,
                              embedder_version(), background_embeddings())
 
 

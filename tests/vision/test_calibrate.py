@@ -83,6 +83,14 @@ def test_too_few_cards_is_refused(designs):
         calibrate_from_scene("x", photo, DeckSet(()), default_embedder())
 
 
+def test_two_photos_make_one_profile(designs):
+    photos = [render_calibration_photo(seed, designs[0], n_cards=(2, 2), image_wh=(800, 600))
+              for seed in (5, 6)]
+    result = calibrate_from_scene("x", photos, DeckSet(()), default_embedder())
+    assert result.n_cards == 4  # each photo alone is refused (test above)
+    assert result.profile.name == "x"
+
+
 def test_helpers():
     a = np.array([[1, 0], [0.99, 0.14], [0, 1], [0.1, 0.99]], np.float32)
     a /= np.linalg.norm(a, axis=1, keepdims=True)
