@@ -7,6 +7,7 @@ memory (the header is read before any pixel is decoded).
 
 from __future__ import annotations
 
+import hashlib
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,3 +189,21 @@ def resize_to_long_side(bgr: np.ndarray, long_side_px: int) -> tuple[np.ndarray,
         return bgr, 1.0
     size_wh = (max(1, round(width * scale)), max(1, round(height * scale)))
     return cv2.resize(bgr, size_wh, interpolation=cv2.INTER_AREA), 1.0 / scale
+
+
+def check_distinct_photos(paths: list[Path], what: str = "photo") -> None:
+    """Refuse a photo given twice, by name or as a copy under another name (``what`` names
+    the photos in the message). A calibration photo given twice would count its cards twice,
+    and each card would look like its own best match, raising the deck's threshold."""
+    first_of: dict[str, Path] = {}
+    for path in map(Path, paths):
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            continue  # load_image reports an unreadable file in its own words
+        if digest in first_of:
+            first = first_of[digest]
+            said = (f"{path} is given twice" if first.resolve() == path.resolve()
+                    else f"{path} is the same photo as {first}")
+            raise CardtallyError(f"{said}; give each {what} once.")
+        first_of[digest] = path

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from cardtally.cli import app
 from cardtally.models.synth.designs import random_back_design
 from cardtally.models.synth.photo import kelvin_to_bgr_gain
+from cardtally.vision.decks import profile_path
 
 runner = CliRunner()
 TABLE_BGR = (70, 95, 60)
@@ -91,6 +92,19 @@ def test_too_few_cards(tmp_path: Path, designs):
     result = calibrate("red", str(spread_photo(tmp_path / "two.jpg", [designs[0]] * 2)))
     assert (result.exit_code, result.stderr) == (
         1, f"Error: Found 2 usable card backs in two.jpg; need at least 3. {HOW}\n")
+
+
+def test_a_photo_given_twice_is_refused(tmp_path: Path, designs):
+    photo = spread_photo(tmp_path / "red.jpg", [designs[0]] * 5)
+    copy = tmp_path / "copy.jpg"
+    copy.write_bytes(photo.read_bytes())
+    result = calibrate("red", str(photo), str(photo))
+    assert (result.exit_code, result.stderr) == (
+        1, f"Error: {photo} is given twice; give each calibration photo once.\n")
+    result = calibrate("red", str(photo), str(copy))
+    assert (result.exit_code, result.stderr) == (
+        1, f"Error: {copy} is the same photo as {photo}; give each calibration photo once.\n")
+    assert not profile_path("red").exists()
 
 
 def test_no_cards(tmp_path: Path):
