@@ -58,7 +58,7 @@ def main() -> None:
         rng = np.random.default_rng([SEED_BASE, trial, 4, len("procedural")])
         designs = scenario_designs("procedural", rng, 4)
         names = [f"deck{k}" for k in range(4)]
-        photos = calibration_photos(rng, designs, names, white_balance)
+        photos = [[photo] for photo in calibration_photos(rng, designs, names, white_balance)]
         decks = {with_detector: calibrate_decks(photos, names, embedder, with_detector)[0]
                  for with_detector in (True, False)}
         scene = game_scene(rng, designs, names, 0.05, white_balance)

@@ -114,8 +114,8 @@ def calibration_photos(rng: np.random.Generator, designs: list[np.ndarray], name
 def more_calibration_photos(photos: list, designs: list[np.ndarray], names: list[str],
                             white_balance: tuple[float, float], per_deck: int,
                             seed: list[int]) -> list[list]:
-    """Each deck's photo plus ``per_deck - 1`` more, drawn from their own ``seed`` so that the
-    game photos stay those of the one-photo benchmark."""
+    """Per deck, a list of its photo and ``per_deck - 1`` more, drawn from their own ``seed`` so
+    that the game photos stay those of the one-photo benchmark."""
     rng = np.random.default_rng(seed)
     extra = [calibration_photos(rng, designs, names, white_balance) for _ in range(per_deck - 1)]
     return [[photo, *(more[k] for more in extra)] for k, photo in enumerate(photos)]
@@ -123,19 +123,18 @@ def more_calibration_photos(photos: list, designs: list[np.ndarray], names: list
 
 def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
                     with_detector: bool) -> tuple[DeckSet, list, list[str]]:
-    """Calibrate each deck in turn (later decks are compared with the earlier ones); a deck's
-    entry in ``photos`` is a photo or a list of them.
+    """Calibrate each deck in turn (later decks are compared with the earlier ones) from its
+    list of photos in ``photos``.
 
     With the detector, calibration finds its cards as `cardtally calibrate` does; otherwise it
     uses the true outlines. Returns the decks, the calibration results and the messages of
     the refused calibrations (those decks' cards can then only miss).
     """
     decks, results, refusals = DeckSet(()), [], []
-    for name, photo in zip(names, photos, strict=True):
+    for name, deck_photos in zip(names, photos, strict=True):
         try:
-            found = ([find_cards(p.image) for p in photo] if isinstance(photo, list)
-                     else find_cards(photo.image)) if with_detector else None
-            result = calibrate_from_scene(name, photo, decks, embedder, found)
+            found = [find_cards(p.image) for p in deck_photos] if with_detector else None
+            result = calibrate_from_scene(name, deck_photos, decks, embedder, found)
         except CardtallyError as exc:
             refusals.append(str(exc).split(";")[0])
             continue
@@ -173,10 +172,9 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
     names = [f"deck{k}" for k in range(n_decks)]
-    photos = calibration_photos(rng, designs, names, white_balance)
-    if photos_per_deck > 1:
-        photos = more_calibration_photos(photos, designs, names, white_balance, photos_per_deck,
-                                         [SEED_BASE, trial, n_decks, len(kind), 1])
+    photos = more_calibration_photos(calibration_photos(rng, designs, names, white_balance),
+                                     designs, names, white_balance, photos_per_deck,
+                                     [SEED_BASE, trial, n_decks, len(kind), 1])
     decks, results, refusals = calibrate_decks(photos, names, embedder, detector == "real")
     tally.calibration_failures += refusals
     own_percentiles = [(r.own_similarity_percentiles, r.impostor_similarity_percentiles)

@@ -25,7 +25,7 @@ from .embed import (
     default_embedder,
     embedder_version,
 )
-from .load import check_distinct_photos, load_image
+from .load import load_distinct_images
 from .rectify import CROP_PX, INPUT_CHANNELS, normalise_crop, rectify_card
 from .templates import build_template, normalised_frame
 from .watershed_cards import DetectorSettings
@@ -389,8 +389,9 @@ def keep_card_sized(detections: CardDetections) -> CardDetections:
 def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
                    embedder: BackEmbedder | None = None) -> Calibration:
     """Detect, crop and embed the cards in ``photo_paths`` and build deck ``name``'s profile."""
-    check_distinct_photos(photo_paths, "calibration photo")
-    images = [load_image(p).bgr for p in photo_paths]
+    # A photo given twice would count its cards twice, and each card would be its own
+    # nearest "other card", raising the deck's threshold.
+    images = [loaded.bgr for loaded in load_distinct_images(photo_paths, "calibration photo")]
     detections = [find_cards(image) for image in images]
     crops = calibration_crops(images, detections)
     names = [p.name for p in photo_paths]

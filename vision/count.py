@@ -22,7 +22,7 @@ from .decks import DeckSet
 from .detect import detect_cards
 from .detections import FACE_UP, CardDetections, CardIdentities
 from .identify import identify
-from .load import check_photo_path, decode_image
+from .load import check_photo_path, decode_image, read_photo_bytes
 
 
 @dataclass(frozen=True)
@@ -96,15 +96,6 @@ class CountResult:
             "unknown": self.unknown,
             "face_up": self.face_up,
         }
-
-
-def read_photo_bytes(path: Path) -> bytes:
-    """The bytes of a photo file, with clear errors for paths that cannot be one."""
-    check_photo_path(path)
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise CardtallyError(f"Cannot read {path}: {exc.strerror}.") from None
 
 
 def count_photo(path: Path, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:

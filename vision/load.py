@@ -167,15 +167,37 @@ def check_photo_path(path: Path) -> None:
         raise CardtallyError(f"{path} is a folder, not a photo.")
 
 
+def read_photo_bytes(path: Path) -> bytes:
+    """The bytes of a photo file, with clear errors for paths that cannot be one."""
+    check_photo_path(path)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise CardtallyError(f"Cannot read {path}: {exc.strerror}.") from None
+
+
 def load_image(path: str | Path) -> LoadedImage:
     """Read and decode a photo file; raise :class:`CardtallyError` with a clear reason if not."""
     path = Path(path)
-    check_photo_path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CardtallyError(f"Cannot read {path}: {exc.strerror}.") from None
-    return decode_image(data, path)
+    return decode_image(read_photo_bytes(path), path)
+
+
+def load_distinct_images(paths: list[Path], what: str = "photo") -> list[LoadedImage]:
+    """:func:`load_image` for each path, refusing a photo given twice, by name or as a copy
+    under another name (``what`` names the photos in the message). Each file is read once."""
+    images: list[LoadedImage] = []
+    first_of: dict[str, Path] = {}
+    for path in map(Path, paths):
+        data = read_photo_bytes(path)
+        digest = hashlib.sha256(data).hexdigest()
+        if digest in first_of:
+            first = first_of[digest]
+            said = (f"{path} is given twice" if first.resolve() == path.resolve()
+                    else f"{path} is the same photo as {first}")
+            raise CardtallyError(f"{said}; give each {what} once.")
+        first_of[digest] = path
+        images.append(decode_image(data, path))
+    return images
 
 
 def resize_to_long_side(bgr: np.ndarray, long_side_px: int) -> tuple[np.ndarray, float]:
@@ -189,21 +211,3 @@ def resize_to_long_side(bgr: np.ndarray, long_side_px: int) -> tuple[np.ndarray,
         return bgr, 1.0
     size_wh = (max(1, round(width * scale)), max(1, round(height * scale)))
     return cv2.resize(bgr, size_wh, interpolation=cv2.INTER_AREA), 1.0 / scale
-
-
-def check_distinct_photos(paths: list[Path], what: str = "photo") -> None:
-    """Refuse a photo given twice, by name or as a copy under another name (``what`` names
-    the photos in the message). A calibration photo given twice would count its cards twice,
-    and each card would look like its own best match, raising the deck's threshold."""
-    first_of: dict[str, Path] = {}
-    for path in map(Path, paths):
-        try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
-            continue  # load_image reports an unreadable file in its own words
-        if digest in first_of:
-            first = first_of[digest]
-            said = (f"{path} is given twice" if first.resolve() == path.resolve()
-                    else f"{path} is the same photo as {first}")
-            raise CardtallyError(f"{said}; give each {what} once.")
-        first_of[digest] = path
