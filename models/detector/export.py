@@ -15,8 +15,8 @@ from .net import CardNet
 
 def export(checkpoint: Path, onnx_path: Path, width: int = 16) -> None:
     """Write an opset-17 ONNX model with dynamic batch, height and width."""
-    model = CardNet(width=width)
     state = torch.load(checkpoint, map_location="cpu")
+    model = CardNet(width=width, context_blocks=state.get("context_blocks", 0))
     model.load_state_dict(state["model"])
     model.eval()
     dummy = torch.rand(1, 3, 256, 320)

@@ -39,6 +39,23 @@ class _Down(nn.Module):
         return self.body(x)
 
 
+class _Residual(nn.Module):
+    """Two dilated 3x3 convolutions added to their input; the last BatchNorm starts at zero
+    so that a block added to trained weights starts as the identity."""
+
+    def __init__(self, channels: int, dilation: int) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            _conv_bn(channels, channels, 1, dilation),
+            nn.Conv2d(channels, channels, 3, 1, padding=dilation, dilation=dilation, bias=False),
+            nn.BatchNorm2d(channels),
+        )
+        nn.init.zeros_(self.body[2].weight)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.relu(x + self.body(x))
+
+
 class _Up(nn.Module):
     """Double the resolution, merge the skip connection with a cheap 1x1, refine with a 3x3."""
 
@@ -59,9 +76,10 @@ class _Up(nn.Module):
 class CardNet(nn.Module):
     """Encoder to 1/32 (wide context for centres of long strips), decoder back to 1/2."""
 
-    def __init__(self, width: int = 16) -> None:
+    def __init__(self, width: int = 16, context_blocks: int = 0) -> None:
         super().__init__()
         w = width
+        self.context_blocks = context_blocks
         # Full resolution is expensive: one strided conv only, the depth lives further down.
         self.stem = _conv_bn(3, w, 2)  # 1/2
         self.down2 = _Down(w, w + w // 2)  # 1/4
@@ -69,6 +87,10 @@ class CardNet(nn.Module):
         self.down4 = _Down(3 * w, 4 * w, dilation=2)  # 1/16
         self.down5 = _Down(4 * w, 6 * w, dilation=2)  # 1/32
         self.context = _conv_bn(6 * w, 6 * w, dilation=2)
+        # Optional depth where it is cheap (1/16 and 1/32): a strip's centre depends on where
+        # the strip ends, which only a wide view of the neighbouring cards shows.
+        self.refine4 = nn.Sequential(*(_Residual(4 * w, (2, 4)[k % 2]) for k in range(context_blocks)))
+        self.refine5 = nn.Sequential(*(_Residual(6 * w, 2) for _ in range(context_blocks)))
         self.up4 = _Up(6 * w, 4 * w, 4 * w)
         self.up3 = _Up(4 * w, 3 * w, 3 * w)
         self.up2 = _Up(3 * w, w + w // 2, w + w // 2)
@@ -84,8 +106,8 @@ class CardNet(nn.Module):
         s1 = self.stem(x)
         s2 = self.down2(s1)
         s3 = self.down3(s2)
-        s4 = self.down4(s3)
-        s5 = self.context(self.down5(s4))
+        s4 = self.refine4(self.down4(s3))
+        s5 = self.refine5(self.context(self.down5(s4)))
         x = self.up4(s5, s4)
         x = self.up3(x, s3)
         x = self.up2(x, s2)

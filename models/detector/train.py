@@ -37,7 +37,7 @@ def train(args: argparse.Namespace) -> None:
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "last.pt"
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    model = CardNet(width=args.width).to(device)
+    model = CardNet(width=args.width, context_blocks=args.context_blocks).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if ckpt_path.exists():
@@ -109,7 +109,8 @@ def _worker_init(_: int) -> None:
 
 def _save(model: CardNet, optimiser: torch.optim.Optimizer, step: int, path: Path) -> None:
     tmp = path.with_suffix(".tmp")
-    torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step}, tmp)
+    torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
+                "context_blocks": model.context_blocks}, tmp)
     tmp.replace(path)
 
 
@@ -123,6 +124,8 @@ def main() -> None:
     parser.add_argument("--crop", type=int, default=256)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--context-blocks", type=int, default=0,
+                        help="residual blocks added at 1/16 and at 1/32 (each starts as the identity)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1,
                         help="render processes (the renderer, not the network, bounds a GPU run)")
