@@ -109,4 +109,4 @@ def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: Card
         deck_index[joins] = deck
         confidence[joins] = votes[deck] / len(members)
     return CardIdentities(deck_index=deck_index, confidence=confidence,
-                          deck_names=identities.deck_names)
+                          deck_names=identities.deck_names, tied_decks=identities.tied_decks)

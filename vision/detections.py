@@ -120,12 +120,15 @@ class CardIdentities:
     """Whose deck each detected card belongs to, parallel to a :class:`CardDetections`.
 
     ``deck_index`` indexes ``deck_names``; :data:`UNKNOWN` (-1) for a back that matches no
-    calibrated deck well enough, :data:`FACE_UP` (-2) for a card lying face up.
+    calibrated deck well enough, :data:`FACE_UP` (-2) for a card lying face up. ``tied_decks``
+    (n, 2), where given, names the two sibling decks an UNKNOWN card could equally be (its
+    distinguishing symbol does not show); -1 for every other card.
     """
 
     deck_index: np.ndarray
     confidence: np.ndarray
     deck_names: tuple[str, ...]
+    tied_decks: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.deck_index)
@@ -133,6 +136,15 @@ class CardIdentities:
         _check_shape("confidence", self.confidence, (n,))
         if n and (self.deck_index.max() >= len(self.deck_names) or self.deck_index.min() < FACE_UP):
             raise ValueError("deck_index out of range for deck_names")
+        if self.tied_decks is not None:
+            _check_shape("tied_decks", self.tied_decks, (n, 2))
+
+    def ties(self, i: int) -> tuple[str, str] | None:
+        """The two decks UNKNOWN card ``i`` could equally be, or ``None``."""
+        if self.tied_decks is None or self.deck_index[i] != UNKNOWN or self.tied_decks[i, 0] < 0:
+            return None
+        first, second = (int(k) for k in self.tied_decks[i])
+        return self.deck_names[first], self.deck_names[second]
 
     def __len__(self) -> int:
         return len(self.deck_index)

@@ -7,7 +7,9 @@ nearest one. The embedder's face-up head marks cards lying face up; they never c
 
 Where the embedding leaves sibling decks in the running (a Ligretto box: same colour and
 pattern, another symbol), the decks' card-frame templates may settle it (``vision.templates``):
-when the card's visible part clearly matches one deck's template best, that deck wins.
+when the card's visible part clearly matches one deck's template best, that deck wins. When
+neither the templates nor the embedding can tell the nearest two siblings apart, the card is
+UNKNOWN, tied between them, rather than a guess that would score for the wrong player.
 
 Last, the photo's own cards are compared with each other (``vision.consensus``): an UNKNOWN card
 whose look-alikes in the same photo clearly belong to one deck joins that deck.
@@ -57,6 +59,10 @@ class IdentifySettings:
     #: ... and show at least this share of what tells the two templates apart (below, the
     #: distinguishing symbol is hidden and no photo can tell).
     min_visible_detail: float = 0.2
+    #: Where the templates cannot settle it and the embedding puts the two nearest siblings
+    #: within this of each other, the card is UNKNOWN (tied between them) rather than a guess:
+    #: in a Ligretto family most such guesses go to a wrong player.
+    sibling_tie_window: float = 0.05
     #: Let the decks' card-frame templates settle sibling decks (False: the embedder alone).
     sibling_templates: bool = True
     #: Scene consensus for UNKNOWN cards (``vision.consensus``); None: each card on its own.
@@ -177,7 +183,9 @@ def sibling_candidates(embeddings: Embeddings, decks: DeckSet, identities: CardI
 def settle_siblings(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
                     identities: CardIdentities,
                     settings: IdentifySettings = IdentifySettings()) -> CardIdentities:
-    """``identities`` with sibling-deck cards decided by the decks' templates where they are clear.
+    """``identities`` with sibling-deck cards decided by the decks' templates where they are
+    clear, and UNKNOWN (with ``tied_decks``) where neither the templates nor the embedding
+    (``sibling_tie_window``) can tell the two nearest siblings apart.
 
     ``crops`` are the cards' crops with their rectified frames (``card_crops(...,
     keep_rectified=True)``).
@@ -189,6 +197,8 @@ def settle_siblings(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
         raise ValueError("settle_siblings needs card_crops(..., keep_rectified=True)")
     deck_index = identities.deck_index.copy()
     confidence = identities.confidence.copy()
+    tied = np.full((len(deck_index), 2), -1, np.int64)
+    sims = deck_similarities(embeddings, decks)
     sibling_sets: dict[tuple[int, ...], SiblingSet] = {}
     for i, decks_i in enumerate(candidates):
         if len(decks_i) == 0:
@@ -199,9 +209,15 @@ def settle_siblings(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
             sibling_sets[key] = SiblingSet.of([decks.profiles[k].template for k in key])
         match = match_siblings(sibling_sets[key], frame, small_mask)
         # Only a clear verdict overrules the embedding: a hidden symbol or a blurred card leaves
-        # the embedder's decision (deck or UNKNOWN) as it was.
+        # the embedder's decision (deck or UNKNOWN) as it was, unless that was a toss-up.
         sure = min(1.0, max(0.0, match.separation))
         if match.best >= 0 and match.separation >= settings.min_separation \
                 and match.visible_detail >= settings.min_visible_detail:
             deck_index[i], confidence[i] = int(decks_i[match.best]), 0.5 + 0.5 * sure
-    return CardIdentities(deck_index=deck_index, confidence=confidence, deck_names=identities.deck_names)
+            continue
+        nearest = decks_i[np.argsort(-sims[i, decks_i])[:2]]
+        if sims[i, nearest[0]] - sims[i, nearest[1]] < settings.sibling_tie_window:
+            deck_index[i], confidence[i] = UNKNOWN, 0.5
+            tied[i] = nearest
+    return CardIdentities(deck_index=deck_index, confidence=confidence,
+                          deck_names=identities.deck_names, tied_decks=tied)

@@ -511,3 +511,19 @@ def test_cards_to_check_are_named_by_their_review_numbers(tmp_path: Path):
         "centre c.png: card 2 looks like blue (40% sure)",
         "centre c.png: card 3 matches no player's deck",
     ]
+
+
+def test_a_card_two_sibling_decks_tie_on_is_named_with_both(tmp_path: Path):
+    image = picture(["red", "blue", "purple", "red"])
+    detections = detect_cards_classical(image)
+    slot = np.round((detections.centre_xy[:, 0] - 40) / 56).astype(int)
+    deck_index = np.array([0, UNKNOWN, UNKNOWN, 0])[slot]
+    tied_decks = np.array([[-1, -1], [1, 0], [-1, -1], [-1, -1]])[slot]
+    photo = PhotoCount(tmp_path / "c.png", IMAGE_WH, detections,
+                       CardIdentities(deck_index, np.full((4,), 0.95, np.float32), ("red", "blue"),
+                                      tied_decks))
+    result = CountResult((photo,), ("red", "blue"))
+    assert cards_to_check(result, "centre") == [
+        "centre c.png: card 2 could be blue or red (the detail that tells them apart does not show)",
+        "centre c.png: card 3 matches no player's deck",
+    ]

@@ -98,3 +98,33 @@ def test_a_card_just_below_threshold_counts_when_it_is_clearly_no_one_elses():
     assert classify(emb, decks).deck_index.tolist() == [UNKNOWN] * 4
     off = IdentifySettings(near_threshold_slack=0.0)
     assert classify(emb, decks, off, background).deck_index.tolist() == [UNKNOWN] * 4
+
+
+def test_sibling_toss_ups_become_unknown_tied_between_the_two_decks():
+    from cardtally.vision.identify import settle_siblings
+    from cardtally.vision.rectify import CARD_FRAME_WH, CardCrops
+    from cardtally.vision.templates import DeckTemplate
+
+    # Flat templates and flat cards: the templates can never settle anything, as when the
+    # symbol that tells two decks of a family apart is hidden.
+    flat = DeckTemplate(np.full((61, 40, 3), 0.5, np.float32), np.full((61, 40, 3), 0.1, np.float32))
+    decks = DeckSet(tuple(
+        DeckProfile(name, unit(proto), 0.8, "v", 5, "2026-01-01T00:00:00+00:00", template=flat)
+        for name, proto in (("sun", [1, 0, 0]), ("moon", [0.93, 0.37, 0]), ("blue", [0, 1, 0]))
+    ))
+    # A card nearer sun than moon by less than the tie window, one clearly nearer sun (moon still within the
+    # sibling window), and one of blue, which has no sibling near it.
+    emb = Embeddings(unit([1, 0.1, 0], [1, 0.0, 0], [0, 1, 0]), np.zeros((3,), np.float32))
+    frame_w, frame_h = CARD_FRAME_WH
+    rectified = tuple((np.full((frame_h, frame_w, 3), 128, np.uint8), np.ones((frame_h, frame_w), bool))
+                      for _ in range(3))
+    crops = CardCrops(np.zeros((3, 4, 64, 64), np.float32), np.ones((3,), np.float32), rectified)
+    settings = IdentifySettings(near_threshold_slack=0.0)
+    before = classify(emb, decks, settings)
+    assert before.deck_index.tolist() == [0, 0, 2]
+    after = settle_siblings(crops, emb, decks, before, settings)
+    assert after.deck_index.tolist() == [UNKNOWN, 0, 2]
+    assert [after.ties(i) for i in range(3)] == [("sun", "moon"), None, None]
+    off = settle_siblings(crops, emb, decks, before,
+                          IdentifySettings(near_threshold_slack=0.0, sibling_tie_window=0.0))
+    assert off.deck_index.tolist() == [0, 0, 2]

@@ -136,7 +136,8 @@ def photo_round_evidence(
 def cards_to_check(result: CountResult, label: str = "",
                    nobody: str = "no player's deck") -> list[str]:
     """Human lines for the cards a user should look at, by their numbers in the review image:
-    those the identification was unsure about, and those that match ``nobody``."""
+    those the identification was unsure about, those two sibling decks tie on, and those that
+    match ``nobody``."""
     lines = []
     for photo in result.photos:
         ids = photo.identities
@@ -148,7 +149,13 @@ def cards_to_check(result: CountResult, label: str = "",
                 f"{where}: card {numbers[i]} looks like {ids.deck_name(i)} "
                 f"({ids.confidence[i]:.0%} sure)"
             )
-        unknown = sorted(int(n) for n in numbers[ids.deck_index == UNKNOWN])
+        tied = [i for i in np.flatnonzero(ids.deck_index == UNKNOWN) if ids.ties(i)]
+        for i in sorted(tied, key=lambda k: numbers[k]):
+            first, second = ids.ties(i)
+            lines.append(f"{where}: card {numbers[i]} could be {first} or {second} "
+                         "(the detail that tells them apart does not show)")
+        untied = (ids.deck_index == UNKNOWN) & ~np.isin(np.arange(len(ids)), tied)
+        unknown = sorted(int(n) for n in numbers[untied])
         if unknown:
             listed = ", ".join(str(n) for n in unknown)
             lines.append(f"{where}: card{'s' if len(unknown) > 1 else ''} {listed} "
