@@ -159,17 +159,17 @@ def decide_owners(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
                                deck_similarities(embeddings, decks), settings.consensus)
 
 
-def sibling_candidates(embeddings: Embeddings, decks: DeckSet, identities: CardIdentities,
+def sibling_candidates(sims: np.ndarray, decks: DeckSet, identities: CardIdentities,
                        settings: IdentifySettings = IdentifySettings()) -> list[np.ndarray]:
     """Per card, the deck indices whose templates are compared (empty: nothing to compare).
 
-    A card is compared when its best deck passes its own threshold and at least one other deck
-    with a template comes within ``sibling_window`` of it; face-up cards never are.
+    ``sims`` is :func:`deck_similarities` of the cards. A card is compared when its best deck
+    passes its own threshold and at least one other deck with a template comes within
+    ``sibling_window`` of it; face-up cards never are.
     """
-    n = len(embeddings)
+    n = len(sims)
     if n == 0 or len(decks) < 2:
         return [np.zeros((0,), np.int64)] * n
-    sims = deck_similarities(embeddings, decks)
     thresholds = np.array([p.threshold for p in decks.profiles], np.float32)
     has_template = np.array([p.template is not None for p in decks.profiles])
     best = np.argmax(sims, axis=1)
@@ -190,7 +190,8 @@ def settle_siblings(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
     ``crops`` are the cards' crops with their rectified frames (``card_crops(...,
     keep_rectified=True)``).
     """
-    candidates = sibling_candidates(embeddings, decks, identities, settings)
+    sims = deck_similarities(embeddings, decks)
+    candidates = sibling_candidates(sims, decks, identities, settings)
     if not any(len(c) for c in candidates):
         return identities
     if crops.rectified is None:
@@ -198,7 +199,6 @@ def settle_siblings(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
     deck_index = identities.deck_index.copy()
     confidence = identities.confidence.copy()
     tied = np.full((len(deck_index), 2), -1, np.int64)
-    sims = deck_similarities(embeddings, decks)
     sibling_sets: dict[tuple[int, ...], SiblingSet] = {}
     for i, decks_i in enumerate(candidates):
         if len(decks_i) == 0:

@@ -58,7 +58,7 @@ def test_a_deck_with_front_like_backs_keeps_its_cards():
 
 
 def test_sibling_candidates_only_for_plausible_backs_near_a_templated_deck():
-    from cardtally.vision.identify import sibling_candidates
+    from cardtally.vision.identify import deck_similarities, sibling_candidates
     from cardtally.vision.templates import DeckTemplate
 
     flat = DeckTemplate(np.full((61, 40, 3), 0.5, np.float32), np.full((61, 40, 3), 0.1, np.float32))
@@ -72,7 +72,7 @@ def test_sibling_candidates_only_for_plausible_backs_near_a_templated_deck():
         face_up_prob=np.array([0.0, 0.99, 0.0, 0.0, 0.0], np.float32),
     )
     ids = classify(emb, decks)
-    got = [c.tolist() for c in sibling_candidates(emb, decks, ids)]
+    got = [c.tolist() for c in sibling_candidates(deck_similarities(emb, decks), decks, ids)]
     # sun and moon are siblings; face up: never; plain has no template; below every threshold:
     # nothing to settle; blue alone: nothing to compare with.
     assert got == [[0, 1], [], [], [], []]

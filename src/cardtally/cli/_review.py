@@ -149,12 +149,12 @@ def cards_to_check(result: CountResult, label: str = "",
                 f"{where}: card {numbers[i]} looks like {ids.deck_name(i)} "
                 f"({ids.confidence[i]:.0%} sure)"
             )
-        tied = [i for i in np.flatnonzero(ids.deck_index == UNKNOWN) if ids.ties(i)]
-        for i in sorted(tied, key=lambda k: numbers[k]):
-            first, second = ids.ties(i)
-            lines.append(f"{where}: card {numbers[i]} could be {first} or {second} "
-                         "(the detail that tells them apart does not show)")
-        untied = (ids.deck_index == UNKNOWN) & ~np.isin(np.arange(len(ids)), tied)
+        untied = ids.deck_index == UNKNOWN
+        for i in sorted(np.flatnonzero(untied), key=lambda k: numbers[k]):
+            if pair := ids.ties(i):
+                lines.append(f"{where}: card {numbers[i]} could be {pair[0]} or {pair[1]} "
+                             "(the detail that tells them apart does not show)")
+                untied[i] = False
         unknown = sorted(int(n) for n in numbers[untied])
         if unknown:
             listed = ", ".join(str(n) for n in unknown)
