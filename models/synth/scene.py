@@ -32,7 +32,7 @@ from .labels import bbox_of, polygon_area, visible_polygon
 from .layouts import PRESETS, Layout, make_layout
 from .occluders import draw_occluders, random_occluders
 from .photo import Lighting, apply_photo, jpeg_roundtrip
-from .tables import TABLE_KINDS, random_table
+from .tables import ALL_TABLE_KINDS, random_table
 from .visibility import filter_visible
 
 # (W, H) of webcams and phones; portrait orientation is drawn separately
@@ -60,7 +60,7 @@ class SceneOptions:
     card_px: tuple[float, float] | None = None  # card height in px: fixed scale, cropped view
     row_offset_frac: tuple[float, float] = (0.15, 0.6)  # shingle offset, fraction of card side
     pile_min_visible: float = 0.2  # every pile card keeps at least this fraction visible
-    table_kind: str | None = None  # wood | felt | cloth | laminate | tablecloth; None random
+    table_kind: str | None = None  # wood | felt | cloth | laminate | tablecloth | knit; None random
     lens_distortion: float = 0.04  # max |k1|
     clutter: bool = True  # table edge, score pad, phone, pens, coins ... around the cards
     occluder_prob: float = 0.15  # a hand or a pen over the cards (hides them: not card pixels)
@@ -68,6 +68,7 @@ class SceneOptions:
     # clutter with raised keyboard keys, and court cards with busy, printed pictures.
     busy_clutter: bool = False
     court_style: str = "flat"  # flat | figure
+    knit_share: float = 0.0  # share of random tables that are a chunky knit blanket
     lighting: Lighting = field(default_factory=Lighting)
     # explicit scene geometry (tests, demos): (n, 3) rows of (cx_mm, cy_mm, angle_rad), bottom
     # card first; card size in mm; deck index per card. None = drawn at random.
@@ -80,8 +81,11 @@ class SceneOptions:
             raise ValueError(f"preset must be one of {PRESETS}, got {self.preset!r}")
         if self.court_style not in ("flat", "figure"):
             raise ValueError(f"court_style must be flat or figure, got {self.court_style!r}")
-        if self.table_kind is not None and self.table_kind not in TABLE_KINDS:
-            raise ValueError(f"table_kind must be one of {TABLE_KINDS}, got {self.table_kind!r}")
+        if self.table_kind is not None and self.table_kind not in ALL_TABLE_KINDS:
+            raise ValueError(
+                f"table_kind must be one of {ALL_TABLE_KINDS}, got {self.table_kind!r}")
+        if not 0.0 <= self.knit_share <= 1.0:
+            raise ValueError(f"knit_share must be in [0, 1], got {self.knit_share}")
         lo, hi = self.n_cards
         if not 1 <= lo <= hi:
             raise ValueError(f"n_cards must be (low, high) with 1 <= low <= high, got {self.n_cards}")
@@ -178,7 +182,11 @@ def _table_canvas(rng, camera: Camera, options: SceneOptions, designs, bordered_
     if not white and u < 0.25:  # a table colour close to one deck's back colour
         d = designs[int(rng.integers(len(designs)))]
         near = tuple(float(v) for v in cv2.mean(d)[:3])
-    tex, params = random_table(rng, (tw, th), px_per_mm, options.table_kind, near, white)
+    kind = options.table_kind
+    # drawn only when asked for, so that renders without knits keep their random stream
+    if kind is None and options.knit_share > 0 and rng.random() < options.knit_share:
+        kind = "knit"
+    tex, params = random_table(rng, (tw, th), px_per_mm, kind, near, white)
     if options.clutter:
         keepout = (np.asarray(layout_bbox_mm, np.float64) - (x0, y0, x0, y0)) * px_per_mm
         params["clutter"] = add_clutter(rng, tex, px_per_mm, keepout,

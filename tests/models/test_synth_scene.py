@@ -211,7 +211,7 @@ def test_court_figure_is_a_busy_picture_turned_half_way():
     assert 0 < sum(changed) < 40  # only the court cards differ
 
 
-@pytest.mark.parametrize("kind", ["wood", "felt", "cloth", "laminate", "tablecloth"])
+@pytest.mark.parametrize("kind", ["wood", "felt", "cloth", "laminate", "tablecloth", "knit"])
 def test_every_table_kind(kind):
     opts = dataclasses.replace(SMALL, table_kind=kind, n_cards=(3, 8))
     scene = render_scene(1, opts)
@@ -239,6 +239,15 @@ def test_options(change):
         assert scene.params["jpeg_quality"] == 50
 
 
+def test_knit_share_draws_knits_and_leaves_other_renders_alone():
+    assert render_scene(3, dataclasses.replace(SMALL, knit_share=1.0)).params["table"]["kind"] == "knit"
+    plain = render_scene(3, SMALL)
+    never = render_scene(3, dataclasses.replace(SMALL, knit_share=0.0))
+    assert np.array_equal(plain.image, never.image)
+    with pytest.raises(ValueError, match="knit_share must be in"):
+        SceneOptions(knit_share=1.5)
+
+
 def test_given_designs_may_have_alpha_and_any_size():
     rgba = np.zeros((120, 80, 4), np.uint8)
     rgba[..., 2] = 200
@@ -255,10 +264,10 @@ def test_calibration_lighting_override_must_be_a_lighting_field():
 
 
 def test_tables_are_float32_for_every_kind_and_colour():
-    from cardtally.models.synth.tables import TABLE_KINDS, random_table
+    from cardtally.models.synth.tables import ALL_TABLE_KINDS, random_table
 
     rng = np.random.default_rng(0)
-    for kind in TABLE_KINDS:
+    for kind in ALL_TABLE_KINDS:
         for _ in range(4):  # tablecloths draw one of three patterns
             for white in (False, True):
                 tex, info = random_table(rng, (64, 48), 1.0, kind, white=white)
