@@ -82,12 +82,6 @@ SETTINGS = {
     "the above, spread layouts at centre 0.20 however many cards that drops":
         DetectorSettings(spread_min_kept=0.0),
     "shipped: the above, if it keeps 80% of the cards": DetectorSettings(),
-    "the above, parts shorter than 0.4 card widths dropped":
-        DetectorSettings(min_long_side_card_width=0.4),
-    "the above, parts shorter than 0.5 card widths dropped":
-        DetectorSettings(min_long_side_card_width=0.5),
-    "the above, parts shorter than 0.6 card widths dropped":
-        DetectorSettings(min_long_side_card_width=0.6),
 }
 
 

@@ -64,11 +64,6 @@ class DetectorSettings:
     #: renders, where the detector found few cards and each lies "alone").
     spread_centre_threshold: float = 0.20
     spread_min_kept: float = 0.8
-    #: A region clear of the photo's border whose longer side is shorter than this share of
-    #: the card width the size head expects there is not a card (0 turns this off): a card
-    #: in a row shows a whole side, one in a pile at least a fifth of itself, so only a card
-    #: cut by the border shows less, while keyboard keys, coins and printed motifs do.
-    min_long_side_card_width: float = 0.0
 
 
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
@@ -161,10 +156,6 @@ def _cards_at_threshold(
         rect = cv2.minAreaRect(contour.astype(np.float32))
         # After merging, a region may hold several peaks: the strongest is its centre.
         x, y = _strongest_peak(peaks, centre, region, (y0, x0))
-        if settings.min_long_side_card_width > 0 and _too_small_for_a_card(
-                rect, (y0, x0), region.shape, (out_h, out_w), float(maps[5][y, x]),
-                settings.min_long_side_card_width):
-            continue
         rect_axis_deg = _rect_long_axis_deg(rect)
         if np.hypot(cos2, sin2) >= 0.5:
             head_deg = np.degrees(0.5 * np.arctan2(sin2, cos2))
@@ -189,18 +180,6 @@ def _cards_at_threshold(
         image_wh=image_wh,
         strip_px=np.array(strips, np.float32),
     )
-
-
-def _too_small_for_a_card(rect, origin_yx, region_hw, maps_hw, log2_card_long: float,
-                          min_share: float) -> bool:
-    """Whether a region away from the border is shorter, along its longer side, than
-    ``min_share`` of the card width the size head expects (log2 of the length, output px)."""
-    (y0, x0), (height, width), (out_h, out_w) = origin_yx, region_hw, maps_hw
-    margin = 2  # the watershed's boundary line and the edge ring may lie between it and the border
-    if min(y0, x0) <= margin or y0 + height >= out_h - margin or x0 + width >= out_w - margin:
-        return False
-    card_width = 2.0 ** log2_card_long * CARD_ASPECT
-    return max(rect[1]) < min_share * card_width
 
 
 def _strongest_peak(

@@ -1,8 +1,6 @@
 """The map-to-cards step of the detector (``vision.watershed_cards``), on hand-made network
 maps (no model needed)."""
 
-from dataclasses import replace
-
 import cv2
 import numpy as np
 import pytest
@@ -171,14 +169,3 @@ def test_a_spread_reading_that_loses_many_cards_is_not_taken() -> None:
     # reading at 0.16 stands.
     strict = DetectorSettings(spread_min_kept=0.95)
     assert len(cards_from_maps(_spread_maps(), (520, 260), strict)) == 11
-
-
-def test_parts_too_small_for_a_card_are_dropped_only_when_asked_and_away_from_the_border() -> None:
-    # A card 30 x 46 output px, a 10 x 10 key beside it, and a 10 x 10 corner at the border:
-    # the size head expects cards 46 px long (30 wide) everywhere.
-    maps = _with_size(_maps_for_rects([(20, 20, 50, 66), (80, 30, 90, 40), (0, 80, 10, 90)]), 46)
-    assert len(cards_from_maps(maps, (280, 200), _OFF)) == 3
-    small_off = replace(_OFF, min_long_side_card_width=0.5)  # 10 px < 0.5 x 29.8 px
-    dets = cards_from_maps(maps, (280, 200), small_off)
-    assert sorted((dets.centre_xy[:, 0] // 2).astype(int).tolist()) == [4, 34]
-    assert len(cards_from_maps(maps, (280, 200), replace(_OFF, min_long_side_card_width=0.3))) == 3
