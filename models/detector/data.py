@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import cv2
 import numpy as np
 import torch
 
@@ -57,19 +58,44 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
     return options, 1
 
 
+#: Since run 15, a third of the renders are stretched along x or y by up to 1.9x: photos seen
+#: at a low angle foreshorten cards that much, and photos resized without keeping their aspect
+#: (the real webcam set is 16:9 frames stored as 640x640) squash them; the renders' camera
+#: tilts 35 degrees at most (x0.82).
+STRETCH_SHARE = 0.35
+STRETCH = (1.0, 1.9)
+
+
+def stretched(image: np.ndarray, owner_map: np.ndarray, quads_xy: list[np.ndarray], axis: int,
+              factor: float) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """A render and its labels scaled by ``factor`` along ``axis`` (0: x, 1: y); scaling up
+    keeps every crop size available."""
+    height, width = owner_map.shape
+    scale = np.array([factor, 1.0] if axis == 0 else [1.0, factor], np.float32)
+    size_wh = (int(round(width * scale[0])), int(round(height * scale[1])))
+    image = cv2.resize(image, size_wh, interpolation=cv2.INTER_LINEAR)
+    owner_map = cv2.resize(owner_map, size_wh, interpolation=cv2.INTER_NEAREST)
+    return image, owner_map, [np.asarray(quad, np.float32) * scale for quad in quads_xy]
+
+
 def render_samples(seed: int, crop_px: int) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
     """Training crops of one rendered scene: RGB float (3, crop, crop) and target maps each."""
     rng = np.random.default_rng(seed)
     options, crops_per_scene = _training_options(rng, crop_px)
     scene = render_scene(seed, options)
-    height, width = scene.image.shape[:2]
+    image_full, owner_full = scene.image, scene.owner_map
+    quads_full = [card.quad_xy for card in scene.cards]
+    if rng.random() < STRETCH_SHARE:
+        image_full, owner_full, quads_full = stretched(
+            image_full, owner_full, quads_full, int(rng.integers(2)), float(rng.uniform(*STRETCH)))
+    height, width = image_full.shape[:2]
     samples = []
     for _ in range(crops_per_scene):
         y0 = int(rng.integers(0, height - crop_px + 1))
         x0 = int(rng.integers(0, width - crop_px + 1))
-        image = scene.image[y0 : y0 + crop_px, x0 : x0 + crop_px]
-        owner = scene.owner_map[y0 : y0 + crop_px, x0 : x0 + crop_px]
-        quads = [card.quad_xy - np.array([x0, y0], np.float32) for card in scene.cards]
+        image = image_full[y0 : y0 + crop_px, x0 : x0 + crop_px]
+        owner = owner_full[y0 : y0 + crop_px, x0 : x0 + crop_px]
+        quads = [quad - np.array([x0, y0], np.float32) for quad in quads_full]
         maps = detector_targets(owner, quads).loss_maps()
         rgb = image[:, :, ::-1].astype(np.float32) / 255.0
         samples.append((np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps))
