@@ -34,3 +34,20 @@ def test_a_broken_quad_gives_no_size_target():
     targets = detector_targets(owner, quads)
     assert targets.log_size[15, 30] == 0.0
     assert targets.log_size[15, 8] == pytest.approx(np.log2(20))
+
+
+def test_a_stretched_render_keeps_its_labels_in_place():
+    pytest.importorskip("torch")  # the training data module imports it
+    from cardtally.models.detector.data import stretched
+
+    owner, quads = _two_cards()
+    image = np.dstack([(owner + 1) * 100] * 3).astype(np.uint8)
+    wide_image, wide_owner, wide_quads = stretched(image, owner, quads, axis=0, factor=1.5)
+    assert wide_image.shape == (64, 144, 3) and wide_owner.shape == (64, 144)
+    assert wide_owner.dtype == owner.dtype
+    assert wide_owner[30, 80] == 1 and wide_owner[30, 20] == 0 and wide_owner[2, 2] == -1
+    assert np.allclose(wide_quads[0], [[12, 8], [54, 8], [54, 48], [12, 48]])
+    targets = detector_targets(wide_owner, wide_quads)
+    assert targets.log_size[15, 50] == pytest.approx(np.log2(90 / 2))  # card 1 now 90 px long
+    _, tall_owner, tall_quads = stretched(image, owner, quads, axis=1, factor=2.0)
+    assert tall_owner.shape == (128, 96) and np.allclose(tall_quads[1][2], [90, 124])
