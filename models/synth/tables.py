@@ -23,7 +23,7 @@ ALL_TABLE_KINDS: tuple[str, ...] = TABLE_KINDS + EXTRA_TABLE_KINDS
 _WOODS = ((60, 105, 160), (40, 75, 120), (90, 140, 190), (35, 55, 85), (110, 160, 200),
           (50, 90, 150))
 _FELTS = ((40, 110, 30), (35, 85, 20), (110, 60, 20), (40, 40, 130), (60, 60, 60), (90, 40, 40))
-# cream, oatmeal, light grey, off-white, mid grey: chunky throws are mostly undyed wool tones
+# cream, oatmeal, light grey, off-white, mid grey, beige: chunky throws are mostly undyed wool tones
 _KNITS = ((200, 215, 228), (180, 196, 212), (205, 210, 214), (226, 232, 238), (150, 155, 160),
           (170, 190, 215))
 _LAMINATES = ((235, 235, 235), (225, 228, 230), (200, 205, 210), (170, 190, 205), (120, 120, 120),
