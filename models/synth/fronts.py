@@ -137,8 +137,10 @@ def _court_figure(rng: np.random.Generator, face_hw: tuple[int, int]) -> np.ndar
     return face
 
 
-def random_front(rng: np.random.Generator, card_wh=CARD_WH, court_style: str = "flat") -> np.ndarray:
-    """A random face-up card: Ligretto-style (60 %) or an ordinary playing card (40 %)."""
-    if rng.random() < 0.6:
+def random_front(rng: np.random.Generator, card_wh=CARD_WH, court_style: str = "flat",
+                 ordinary_share: float = 0.4) -> np.ndarray:
+    """A random face-up card: an ordinary playing card (``ordinary_share`` of them) or a
+    Ligretto-style one."""
+    if rng.random() < 1.0 - ordinary_share:
         return ligretto_front(rng, card_wh)
     return playing_card_front(rng, card_wh, court_style)

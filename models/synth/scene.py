@@ -69,6 +69,7 @@ class SceneOptions:
     busy_clutter: bool = False
     court_style: str = "flat"  # flat | figure
     knit_share: float = 0.0  # share of random tables that are a chunky knit blanket
+    ordinary_front_share: float = 0.4  # face-up cards that are ordinary playing cards, not Ligretto's
     lighting: Lighting = field(default_factory=Lighting)
     # explicit scene geometry (tests, demos): (n, 3) rows of (cx_mm, cy_mm, angle_rad), bottom
     # card first; card size in mm; deck index per card. None = drawn at random.
@@ -86,6 +87,9 @@ class SceneOptions:
                 f"table_kind must be one of {ALL_TABLE_KINDS}, got {self.table_kind!r}")
         if not 0.0 <= self.knit_share <= 1.0:
             raise ValueError(f"knit_share must be in [0, 1], got {self.knit_share}")
+        if not 0.0 <= self.ordinary_front_share <= 1.0:
+            raise ValueError(
+                f"ordinary_front_share must be in [0, 1], got {self.ordinary_front_share}")
         lo, hi = self.n_cards
         if not 1 <= lo <= hi:
             raise ValueError(f"n_cards must be (low, high) with 1 <= low <= high, got {self.n_cards}")
@@ -257,7 +261,7 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
               rng.uniform(0.4, 1.5) * mm_px, rng.uniform(0.15, 0.45))
     for i in alive:
         if face_up[i]:
-            front = random_front(rng, design_wh, options.court_style)
+            front = random_front(rng, design_wh, options.court_style, options.ordinary_front_share)
             tex = bake_edge(front, card_wh_mm, corner_mm, edge_bgr, edge_alpha)
         else:
             tex, _ = pick_level(pyramids[deck_of[i]], card_h_px)

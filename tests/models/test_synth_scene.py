@@ -274,3 +274,24 @@ def test_tables_are_float32_for_every_kind_and_colour():
             for white in (False, True):
                 tex, info = random_table(rng, (64, 48), 1.0, kind, white=white)
                 assert tex.dtype == np.float32 and tex.shape == (48, 64, 3), (kind, info)
+
+
+def _is_ligretto_front(front: np.ndarray) -> bool:
+    # Ligretto fronts are coloured inside a thin white rim; ordinary fronts stay white there.
+    height, width = front.shape[:2]
+    return int(np.ptp(front[height // 2, width // 10].astype(int))) > 60
+
+
+def test_ordinary_front_share_sets_the_kind_of_face_up_cards():
+    """The default keeps the benchmark splits' mixture (4 ordinary fronts in 10); the training
+    renders ask for more ordinary white fronts."""
+    def ligretto_count(share: float) -> int:
+        return sum(_is_ligretto_front(random_front(np.random.default_rng(seed), ordinary_share=share))
+                   for seed in range(60))
+
+    assert ligretto_count(1.0) == 0
+    assert ligretto_count(0.0) == 60
+    assert 0 < sum(_is_ligretto_front(random_front(np.random.default_rng(seed)))
+                   for seed in range(20)) < 20
+    with pytest.raises(ValueError, match="ordinary_front_share must be in"):
+        SceneOptions(ordinary_front_share=-0.1)
