@@ -16,7 +16,9 @@ point's maps, the centre threshold and the lone-card rule (docs/BENCHMARKS.md) a
 - ``big-rows``: 100 cards in shingled rows on 4032x3024 photos (as a phone sees a round's
   centre), seeds 820,000+;
 - ``knit``: mixed layouts on a chunky knit blanket, seeds 830,000+; ``knit-close``: 640x640
-  close-ups of 3-12 mostly face-up cards on one, like the real blanket photos, seeds 840,000+.
+  close-ups of 3-12 mostly face-up cards on one, like the real blanket photos, seeds 840,000+;
+  ``pale-close``: the same close-ups of ordinary white fronts on laminate (half of its tones
+  white or pale grey), like the real desk photos, seeds 850,000+.
 
 Prints recall, precision, their harmonic mean (F1), the exact-count rate and the mean absolute
 count error per point, and each scene where a point finds fewer than half of the cards.
@@ -100,6 +102,11 @@ def scene_set(name: str, n_scenes: int) -> tuple[SceneOptions, range]:
                                card_px=(150.0, 260.0), table_kind="knit", face_up_fraction=0.9,
                                court_style="figure", min_strip_px=12.0)
         return options, range(840_000, 840_000 + n_scenes)
+    if name == "pale-close":  # like the real desk photos: white fronts, mostly on pale laminate
+        options = SceneOptions(preset="mixed", n_cards=(3, 12), image_wh=(640, 640),
+                               card_px=(150.0, 260.0), table_kind="laminate", face_up_fraction=0.9,
+                               ordinary_front_share=1.0, court_style="figure", min_strip_px=12.0)
+        return options, range(850_000, 850_000 + n_scenes)
     if name == "big-rows":
         options = SceneOptions(preset="rows", n_decks=4, n_cards=(100, 100), image_wh=(4032, 3024),
                                face_up_fraction=0.0, min_strip_px=16.0)
@@ -123,7 +130,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default="mixed",
                         choices=("mixed", "mixed-2", "mixed-3", "fan", "pile", "spread", "rows", "big-rows",
-                                 "knit", "knit-close"))
+                                 "knit", "knit-close", "pale-close"))
     parser.add_argument("--scenes", type=int, default=60)
     parser.add_argument("--point", action="append", choices=tuple(POINTS),
                         help="only this operating point (repeatable; default: all)")
