@@ -71,7 +71,9 @@ POINTS = {
                                                   fine_reading_scale=1.0, fine_max_peak_ratio=1e9,
                                                   card_long_px=110.0),
 }
-_NO_SPREAD = {"spread_centre_threshold": 0.0}
+# The rows before session 17 keep their meaning: no small-part rule.
+_NO_SPREAD = {"spread_centre_threshold": 0.0, "small_part_max_width_share": 0.0}
+_NO_SMALL = {"small_part_max_width_share": 0.0}
 SETTINGS = {
     "centre 0.16, lone cards off (session 11)":
         DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.0, **_NO_SPREAD),
@@ -82,8 +84,17 @@ SETTINGS = {
     "centre 0.16, lone cards 0.15 with the edge check 0.45":
         DetectorSettings(centre_threshold=0.16, **_NO_SPREAD),
     "the above, spread layouts at centre 0.20 however many cards that drops":
-        DetectorSettings(spread_min_kept=0.0),
-    "shipped: the above, if it keeps 80% of the cards": DetectorSettings(),
+        DetectorSettings(spread_min_kept=0.0, **_NO_SMALL),
+    "session 12: the above, if it keeps 80% of the cards": DetectorSettings(**_NO_SMALL),
+    "the above, clusters of parts under 0.5 card widths dropped, touching or not":
+        DetectorSettings(small_part_max_width_share=0.5, small_part_sparing_widths=float("inf")),
+    "the above, spared when touching a part over 0.5 card widths":
+        DetectorSettings(small_part_max_width_share=0.5, small_part_sparing_widths=0.5),
+    "the above, spared when touching a part over 1.2 card widths":
+        DetectorSettings(small_part_max_width_share=0.5),
+    "the above at parts under 0.6 card widths":
+        DetectorSettings(small_part_max_width_share=0.6),
+    "shipped: the above at parts under 0.4 card widths (session 17)": DetectorSettings(),
 }
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from .detections import CardDetections
 from .geometry import CARD_ASPECT, order_quad
 from .regions import absorb_enclosed_regions, merge_regions, merge_split_lone_cards
+from .small_parts import small_part_clusters, typical_card_long_px
 
 #: The network's maps are at half the input resolution.
 OUTPUT_STRIDE = 2
@@ -64,6 +65,15 @@ class DetectorSettings:
     #: renders, where the detector found few cards and each lies "alone").
     spread_centre_threshold: float = 0.20
     spread_min_kept: float = 0.8
+    #: Parts shorter, along their longer side, than this share of a card width (the size
+    #: head's median reading over the photo's cards; 0 turns this off) ...
+    small_part_max_width_share: float = 0.4
+    #: ... with at least this many other such parts within ...
+    small_part_min_neighbours: int = 2
+    #: ... this many card widths, and touching no part at least this many card widths long,
+    #: are keyboard keys, not cards (``small_parts``; session 17).
+    small_part_reach_widths: float = 1.0
+    small_part_sparing_widths: float = 1.2
 
 
 def find_peaks(centre: np.ndarray, threshold: float, window_px: int) -> np.ndarray:
@@ -84,15 +94,20 @@ def cards_from_maps(
     maps: np.ndarray, image_wh: tuple[int, int], settings: DetectorSettings = DetectorSettings()
 ) -> CardDetections:
     """Turn the network maps into cards: one per centre peak, regions by watershed; a spread
-    layout's maps (``DetectorSettings.spread_lone_share``) are read at its own threshold."""
+    layout's maps (``DetectorSettings.spread_lone_share``) are read at its own threshold;
+    clusters of parts too small for a card (keyboard keys) are dropped."""
     cards = _cards_at_threshold(maps, image_wh, settings)
     if settings.spread_centre_threshold > settings.centre_threshold \
             and lone_card_share(cards) >= settings.spread_lone_share:
         spread = replace(settings, centre_threshold=settings.spread_centre_threshold)
         spread_cards = _cards_at_threshold(maps, image_wh, spread)
         if len(spread_cards) >= settings.spread_min_kept * len(cards):
-            return spread_cards
-    return cards
+            cards = spread_cards
+    keys = small_part_clusters(
+        cards, typical_card_long_px(maps[5], cards, OUTPUT_STRIDE), settings.small_part_max_width_share,
+        settings.small_part_min_neighbours, settings.small_part_reach_widths,
+        settings.small_part_sparing_widths)
+    return cards[np.flatnonzero(~keys)] if keys.any() else cards
 
 
 def lone_card_share(cards: CardDetections, touch_px: float = 8.0) -> float:
