@@ -72,8 +72,8 @@ POINTS = {
                                                   card_long_px=110.0),
 }
 # The rows before session 17 keep their meaning: no small-part rule.
-_NO_SPREAD = {"spread_centre_threshold": 0.0, "small_part_max_width_share": 0.0}
 _NO_SMALL = {"small_part_max_width_share": 0.0}
+_NO_SPREAD = {"spread_centre_threshold": 0.0, **_NO_SMALL}
 SETTINGS = {
     "centre 0.16, lone cards off (session 11)":
         DetectorSettings(centre_threshold=0.16, lone_card_size_tolerance=0.0, **_NO_SPREAD),

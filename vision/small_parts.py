@@ -13,6 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .contact import grown_part_masks
 from .detections import CardDetections
 from .geometry import CARD_ASPECT
 
@@ -56,20 +57,13 @@ def small_part_clusters(cards: CardDetections, card_long_px: float | None, max_w
 def _touching(cards: CardDetections, others: np.ndarray, asked: np.ndarray, touch_px: float) -> np.ndarray:
     """Which of the ``asked`` cards' visible parts come within ``touch_px`` of one of the
     ``others`` (both masks over the cards)."""
-    cell = touch_px / 2.0  # both outlines grow by one raster cell
-    width, height = cards.image_wh
-    cells_of = [np.round(polygon / cell).astype(np.int32) + 1 for polygon in cards.visible_polygons_xy]
-    covered = np.zeros((int(height / cell) + 3, int(width / cell) + 3), np.uint8)
+    shape, grown = grown_part_masks(cards, touch_px)
+    covered = np.zeros(shape, bool)
     for i in np.flatnonzero(others):
-        cv2.fillPoly(covered, [cells_of[i]], 1)
-    covered = cv2.dilate(covered, np.ones((3, 3), np.uint8))
+        rows, cols, mask = grown[i]
+        covered[rows, cols] |= mask
     touching = np.zeros(len(cards), bool)
-    for i in np.flatnonzero(asked):  # each small part in its own box: keys cost their size
-        x0, y0 = np.maximum(cells_of[i].min(axis=0) - 1, 0)
-        x1, y1 = cells_of[i].max(axis=0) + 2
-        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillPoly(mask, [cells_of[i] - np.array([x0, y0], np.int32)], 1)
-        grown = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        window = covered[y0:y1, x0:x1]
-        touching[i] = bool((grown[: window.shape[0], : window.shape[1]] & window).any())
+    for i in np.flatnonzero(asked):
+        rows, cols, mask = grown[i]
+        touching[i] = bool((covered[rows, cols] & mask).any())
     return touching

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from .contact import grown_part_masks
 from .detections import CardDetections
 from .geometry import CARD_ASPECT, order_quad
 from .regions import absorb_enclosed_regions, merge_regions, merge_split_lone_cards
@@ -115,23 +116,10 @@ def lone_card_share(cards: CardDetections, touch_px: float = 8.0) -> float:
     (0 without cards)."""
     if len(cards) == 0:
         return 0.0
-    cell = touch_px / 2.0  # each mask grows by one raster cell: parts under 2 cells apart touch
-    width, height = cards.image_wh
-    cover = np.zeros((int(height / cell) + 3, int(width / cell) + 3), np.int32)
-    kernel = np.ones((3, 3), np.uint8)
-    # Each card is drawn in its own box (one cell of room all round), not in a whole raster:
-    # the photo's cards cost the sum of their sizes, not cards x photo.
-    grown = []
-    for polygon in cards.visible_polygons_xy:
-        cells = np.clip(np.round(polygon / cell).astype(np.int32) + 1, 1,
-                        np.array(cover.shape[::-1]) - 2)
-        x0, y0 = cells.min(axis=0) - 1
-        x1, y1 = cells.max(axis=0) + 2
-        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillPoly(mask, [cells - np.array([x0, y0], np.int32)], 1)
-        mask = cv2.dilate(mask, kernel).astype(bool)
-        cover[y0:y1, x0:x1] += mask
-        grown.append((slice(y0, y1), slice(x0, x1), mask))
+    shape, grown = grown_part_masks(cards, touch_px)
+    cover = np.zeros(shape, np.int32)
+    for rows, cols, mask in grown:
+        cover[rows, cols] += mask
     alone = sum(bool((cover[rows, cols][mask] <= 1).all()) for rows, cols, mask in grown)
     return alone / len(cards)
 
