@@ -7,6 +7,7 @@ sees after inference-time rescaling (long side ~60-280 px); the seed alone fixes
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -25,7 +26,32 @@ FACE_UP_RENDER_SHARE = 0.2
 ORDINARY_FRONT_SHARE = 0.4
 
 
-def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOptions, int]:
+#: Since run 15, a third of the renders are stretched along x or y by up to 1.9x: photos seen
+#: at a low angle foreshorten cards that much, and photos resized without keeping their aspect
+#: (the real webcam set is 16:9 frames stored as 640x640) squash them; the renders' camera
+#: tilts 35 degrees at most (x0.82).
+STRETCH_SHARE = 0.35
+STRETCH = (1.0, 1.9)
+#: Since run 14: a chunky knit blanket under one render in four (white cards on a cream knit
+#: were the commonest missed cards in the real photos).
+KNIT_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class TrainingMix:
+    """What a run's renders and targets hold beyond the fixed recipe; the defaults are the
+    current recipe (run 15's renders). Run 8, the shipped detector, saw neither knit nor
+    stretched renders: ``TrainingMix(knit_share=0, stretch_share=0)``."""
+
+    knit_share: float = KNIT_SHARE
+    stretch_share: float = STRETCH_SHARE
+    #: Each card's centre peak stays inside its own visible part (``detector_targets``).
+    centre_in_own_part: bool = False
+
+
+def _training_options(
+    rng: np.random.Generator, crop_px: int, knit_share: float = KNIT_SHARE
+) -> tuple[SceneOptions, int]:
     """Scene options for one training render, and how many crops to take from it.
 
     Half the renders are whole small scenes (the card size follows the scene), half are
@@ -45,9 +71,7 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
         # commonest false cards in the real photos), in every training render.
         "busy_clutter": True,
         "court_style": "figure",
-        # Since run 14: a chunky knit blanket under one render in four (white cards on a cream
-        # knit were the commonest missed cards in the real photos).
-        "knit_share": 0.25,
+        "knit_share": knit_share,
         "preset": preset,
         "n_decks": int(rng.integers(2, 9)),
         "families": bool(rng.random() < 0.3),
@@ -64,14 +88,6 @@ def _training_options(rng: np.random.Generator, crop_px: int) -> tuple[SceneOpti
     return options, 1
 
 
-#: Since run 15, a third of the renders are stretched along x or y by up to 1.9x: photos seen
-#: at a low angle foreshorten cards that much, and photos resized without keeping their aspect
-#: (the real webcam set is 16:9 frames stored as 640x640) squash them; the renders' camera
-#: tilts 35 degrees at most (x0.82).
-STRETCH_SHARE = 0.35
-STRETCH = (1.0, 1.9)
-
-
 def stretched(image: np.ndarray, owner_map: np.ndarray, quads_xy: list[np.ndarray], axis: int,
               factor: float) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """A render and its labels scaled by ``factor`` along ``axis`` (0: x, 1: y); scaling up
@@ -84,14 +100,16 @@ def stretched(image: np.ndarray, owner_map: np.ndarray, quads_xy: list[np.ndarra
     return image, owner_map, [np.asarray(quad, np.float32) * scale for quad in quads_xy]
 
 
-def render_samples(seed: int, crop_px: int) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
+def render_samples(
+    seed: int, crop_px: int, mix: TrainingMix = TrainingMix()
+) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
     """Training crops of one rendered scene: RGB float (3, crop, crop) and target maps each."""
     rng = np.random.default_rng(seed)
-    options, crops_per_scene = _training_options(rng, crop_px)
+    options, crops_per_scene = _training_options(rng, crop_px, mix.knit_share)
     scene = render_scene(seed, options)
     image_full, owner_full = scene.image, scene.owner_map
     quads_full = [card.quad_xy for card in scene.cards]
-    if rng.random() < STRETCH_SHARE:
+    if rng.random() < mix.stretch_share:
         image_full, owner_full, quads_full = stretched(
             image_full, owner_full, quads_full, int(rng.integers(2)), float(rng.uniform(*STRETCH)))
     height, width = image_full.shape[:2]
@@ -102,7 +120,7 @@ def render_samples(seed: int, crop_px: int) -> list[tuple[np.ndarray, dict[str, 
         image = image_full[y0 : y0 + crop_px, x0 : x0 + crop_px]
         owner = owner_full[y0 : y0 + crop_px, x0 : x0 + crop_px]
         quads = [quad - np.array([x0, y0], np.float32) for quad in quads_full]
-        maps = detector_targets(owner, quads).loss_maps()
+        maps = detector_targets(owner, quads, centre_in_own_part=mix.centre_in_own_part).loss_maps()
         rgb = image[:, :, ::-1].astype(np.float32) / 255.0
         samples.append((np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps))
     return samples
@@ -111,17 +129,18 @@ def render_samples(seed: int, crop_px: int) -> list[tuple[np.ndarray, dict[str, 
 class RenderedCrops(torch.utils.data.IterableDataset):
     """An endless, seeded stream of rendered crops starting at sample ``start``."""
 
-    def __init__(self, base_seed: int, start: int, crop_px: int) -> None:
+    def __init__(self, base_seed: int, start: int, crop_px: int, mix: TrainingMix = TrainingMix()) -> None:
         super().__init__()
         self.base_seed = base_seed
         self.start = start
         self.crop_px = crop_px
+        self.mix = mix
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, dict[str, torch.Tensor]]]:
         info = torch.utils.data.get_worker_info()
         worker, n_workers = (info.id, info.num_workers) if info else (0, 1)
         index = self.start + worker
         while True:
-            for image, maps in render_samples(self.base_seed * 10_000_000 + index, self.crop_px):
+            for image, maps in render_samples(self.base_seed * 10_000_000 + index, self.crop_px, self.mix):
                 yield torch.from_numpy(image), {k: torch.from_numpy(v) for k, v in maps.items()}
             index += n_workers

@@ -80,9 +80,17 @@ def card_long_side_px(quad_xy: np.ndarray) -> float:
 
 
 def detector_targets(
-    owner_map: np.ndarray, quads_xy: list[np.ndarray] | np.ndarray, stride: int = OUTPUT_STRIDE
+    owner_map: np.ndarray, quads_xy: list[np.ndarray] | np.ndarray, stride: int = OUTPUT_STRIDE,
+    centre_in_own_part: bool = False,
 ) -> DetectorTargets:
-    """Build the detector's targets from a full-resolution owner map and each card's quad."""
+    """Build the detector's targets from a full-resolution owner map and each card's quad.
+
+    ``centre_in_own_part`` keeps each card's Gaussian peak inside its own visible part. Without
+    it (runs 1-17) a card's peak spills across card edges onto its neighbours: in 60 training
+    renders, above 0.16 (where the detector reads peaks) on 28% of the cards, up to 0.5; the
+    focal loss forgives what the network puts there, and the commonest missed card is a strip
+    on the slope of a neighbour's peak (docs/BENCHMARKS.md, "Which head limits the detector").
+    """
     owner = sample_at_stride(owner_map, stride)
     out_h, out_w = owner.shape
     # An output pixel is an edge if any input pixel under it is.
@@ -108,6 +116,8 @@ def detector_targets(
         ya, yb = max(0, int(cy) - r), min(out_h, int(cy) + r + 1)
         xa, xb = max(0, int(cx) - r), min(out_w, int(cx) + r + 1)
         blob = np.exp(-((xx[ya:yb, xa:xb] - cx) ** 2 + (yy[ya:yb, xa:xb] - cy) ** 2) / (2 * sigma**2))
+        if centre_in_own_part:
+            blob = blob * mask[ya:yb, xa:xb]
         np.maximum(centre[ya:yb, xa:xb], blob.astype(np.float32), out=centre[ya:yb, xa:xb])
         centre[int(round(cy)), int(round(cx))] = 1.0
         theta = long_axis_angle_rad(quads_xy[int(card_index)])

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from ..synth.speed import tune_malloc
-from .data import RenderedCrops
+from .data import KNIT_SHARE, STRETCH_SHARE, RenderedCrops, TrainingMix
 from .loss import detector_loss
 from .net import CardNet
 
@@ -51,7 +51,8 @@ def train(args: argparse.Namespace) -> None:
         _load_matching(model, torch.load(args.init_from, map_location=device))
         print(f"initialised from {args.init_from}", flush=True)
     # Each rendered scene gives two crops.
-    data = RenderedCrops(args.seed, step * args.batch // 2, args.crop)
+    mix = TrainingMix(args.knit_share, args.stretch_share, args.centre_in_own_part)
+    data = RenderedCrops(args.seed, step * args.batch // 2, args.crop, mix)
     loader = torch.utils.data.DataLoader(
         data,
         batch_size=args.batch,
@@ -134,6 +135,12 @@ def main() -> None:
     parser.add_argument("--centre-weight", type=float, default=1.0,
                         help="weight of the centre-peak loss in the total (edges 2, foreground 1)")
     parser.add_argument("--init-from", default=None, help="model weights (.pt state dict) to start from")
+    parser.add_argument("--knit-share", type=float, default=KNIT_SHARE,
+                        help="share of renders on a knit blanket (run 8: 0)")
+    parser.add_argument("--stretch-share", type=float, default=STRETCH_SHARE,
+                        help="share of renders stretched along one axis (run 8: 0)")
+    parser.add_argument("--centre-in-own-part", action="store_true",
+                        help="keep each centre peak's Gaussian inside its card's visible part")
     train(parser.parse_args())
 
 

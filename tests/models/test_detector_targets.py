@@ -51,3 +51,34 @@ def test_a_stretched_render_keeps_its_labels_in_place():
     assert targets.log_size[15, 50] == pytest.approx(np.log2(90 / 2))  # card 1 now 90 px long
     _, tall_owner, tall_quads = stretched(image, owner, quads, axis=1, factor=2.0)
     assert tall_owner.shape == (128, 96) and np.allclose(tall_quads[1][2], [90, 124])
+
+
+def test_a_centre_peak_can_be_kept_inside_its_own_visible_part():
+    owner, quads = _two_cards()
+    spilling = detector_targets(owner, quads).centre
+    own_part = detector_targets(owner, quads, centre_in_own_part=True).centre
+    owner_out = owner[::2, ::2]
+    # Card 1's end over card 0 (output x 15-17) lies within card 0's peak but beyond card 1's.
+    card_1_end = (owner_out == 1) & (np.arange(owner_out.shape[1])[None, :] <= 17)
+    assert spilling[card_1_end].max() > 0.16
+    assert own_part[card_1_end].max() == 0.0
+    # Inside its own part each card keeps the same peak; nothing lands on the table.
+    card_0 = owner_out == 0
+    assert np.array_equal(own_part[card_0], spilling[card_0])
+    assert (own_part[owner_out < 0] == 0).all()
+    assert (own_part >= 0.999).sum() == 2
+
+
+def test_the_training_mix_reaches_the_rendered_targets():
+    pytest.importorskip("torch")
+    from cardtally.models.detector.data import TrainingMix, render_samples
+
+    seed = 110_000_000  # a scene whose whole cards spill onto their neighbours
+    spilling = render_samples(seed, 256, TrainingMix(knit_share=0.0, stretch_share=0.0))
+    own_part = render_samples(seed, 256, TrainingMix(knit_share=0.0, stretch_share=0.0, centre_in_own_part=True))
+    for (image_a, maps_a), (image_b, maps_b) in zip(spilling, own_part, strict=True):
+        assert np.array_equal(image_a, image_b)
+        assert np.array_equal(maps_a["edge"], maps_b["edge"])
+        assert (maps_b["centre"] <= maps_a["centre"]).all()
+        assert (maps_b["centre"] >= 0.999).sum() == (maps_a["centre"] >= 0.999).sum()
+    assert sum(int((a["centre"] > b["centre"]).sum()) for (_, a), (_, b) in zip(spilling, own_part, strict=True)) > 100
