@@ -32,6 +32,14 @@ TEMPLATE_WH: tuple[int, int] = (40, 61)
 SEARCH_PAD_PX = 3
 #: Calibration cards at least this visible (share of the card frame) make the template.
 TEMPLATE_MIN_VISIBLE = 0.5
+#: Calibration cards whose frame agrees less than this with the deck's most typical card
+#: (correlation of lightly blurred frames, either way round) are left out of the template:
+#: through the detector, two cards merged into one outline or a card cut by its print give
+#: frames of another layout, and a median over a few cards takes them in.
+TEMPLATE_MIN_AGREEMENT = 0.6
+#: Blur (template pixels) before frames are compared: a fine printed pattern aliases
+#: differently on every card at template size.
+AGREEMENT_BLUR_PX = 1.5
 #: With fewer cards seen at a pixel, its spread is unknown and taken as this (colour units).
 DEFAULT_SPREAD = 0.15
 MIN_CARDS_FOR_SPREAD = 3
@@ -91,14 +99,16 @@ def normalised_frame(card_bgr: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray
 def build_template(frames: list[tuple[np.ndarray, np.ndarray]]) -> DeckTemplate | None:
     """A deck's template from its calibration cards' (normalised frame, mask) pairs.
 
-    Cards showing less than :data:`TEMPLATE_MIN_VISIBLE` are left out. Each card is turned
-    (180 degrees) to agree best with the most visible card, then with the median, before the
+    Cards showing less than :data:`TEMPLATE_MIN_VISIBLE` are left out, and so are cards whose
+    frame disagrees with the most typical card's (:data:`TEMPLATE_MIN_AGREEMENT`). Each card
+    is turned (180 degrees) to agree best with that card, then with the median, before the
     final per-pixel median over the cards that show each pixel. None without usable cards.
     """
     usable = sorted((fm for fm in frames if fm[1].mean() >= TEMPLATE_MIN_VISIBLE),
                     key=lambda fm: -fm[1].mean())
     if not usable:
         return None
+    usable = _agreeing_frames(usable)
     reference, reference_mask = usable[0]
     for _ in range(2):
         aligned = [_turned_to_match(f, m, reference, reference_mask) for f, m in usable]
@@ -115,6 +125,25 @@ def build_template(frames: list[tuple[np.ndarray, np.ndarray]]) -> DeckTemplate 
     if enough.any():
         spread[enough] = np.nanmedian(np.abs(values[:, enough] - reference[enough]), axis=0)
     return DeckTemplate(reference.astype(np.float32), spread)
+
+
+def _agreeing_frames(frames: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The frames that agree with the most typical one (:data:`TEMPLATE_MIN_AGREEMENT`), that
+    one first."""
+    if len(frames) < 2:
+        return frames
+    blurred = [(cv2.GaussianBlur(f, (0, 0), AGREEMENT_BLUR_PX), m) for f, m in frames]
+    n = len(frames)
+    agreement = np.eye(n)
+    for a in range(n):
+        for b in range(a + 1, n):
+            (fa, ma), (fb, mb) = blurred[a], blurred[b]
+            agreement[a, b] = agreement[b, a] = max(
+                _masked_correlation(fa, fb, ma & mb),
+                _masked_correlation(fa[::-1, ::-1], fb, ma[::-1, ::-1] & mb))
+    typical = int(np.argmax(agreement.sum(axis=1)))
+    keep = [typical] + [k for k in range(n) if k != typical and agreement[typical, k] >= TEMPLATE_MIN_AGREEMENT]
+    return [frames[k] for k in keep]
 
 
 def _turned_to_match(frame: np.ndarray, mask: np.ndarray, reference: np.ndarray,

@@ -127,3 +127,17 @@ def test_crops_keep_the_rectified_frames_that_settle_siblings_reads():
             scene.image, detections.quad_xy[i], detections.visible_polygons_xy[i])
         assert np.array_equal(card, expected_card) and np.array_equal(mask, expected_mask)
     assert card_crops(scene.image, detections).rectified is None
+
+
+def test_cards_of_another_layout_stay_out_of_the_template(family_templates, monkeypatch):
+    designs, _ = family_templates
+    good = photo_frames(designs[0], 100, 6500, 0.5)
+    # Outlines the detector got wrong (two cards merged, a card cut by its print) rectify a
+    # card with its symbol elsewhere in the frame.
+    wrong = [(np.roll(frame, TEMPLATE_WH[1] // 2, axis=0), mask) for frame, mask in good[:3]]
+    clean = build_template(good)
+    kept_out = build_template(good + wrong)
+    np.testing.assert_array_equal(kept_out.median, clean.median)
+    monkeypatch.setattr("cardtally.vision.templates.TEMPLATE_MIN_AGREEMENT", -1.0)
+    taken_in = build_template(good + wrong)
+    assert np.abs(taken_in.median - clean.median).mean() > 3 * np.abs(kept_out.median - clean.median).mean() + 0.01
