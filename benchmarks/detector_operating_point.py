@@ -31,13 +31,11 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 import cardtally.vision.detect as detect_module
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector
-from cardtally.vision.load import resize_to_long_side
 from cardtally.vision.onnx_session import model_session
 from cardtally.vision.watershed_cards import DetectorSettings, cards_from_maps
 
@@ -100,30 +98,6 @@ SETTINGS = {
 }
 
 
-class SurveyedByDetector(CardDetector):
-    """A detector whose survey passes (card size, region of interest) run another model."""
-
-    def __init__(self, survey: CardDetector, work: CardDetector) -> None:
-        super().__init__(work.session)
-        self.survey = survey
-
-    def processing_maps(self, image_bgr: np.ndarray):
-        """``CardDetector.processing_maps`` with the surveys read from ``self.survey``."""
-        height, width = image_bgr.shape[:2]
-        survey, survey_factor = resize_to_long_side(image_bgr, detect_module.SURVEY_LONG_SIDE_PX)
-        survey_maps = self.survey.predict_maps(survey)
-        plan = detect_module.plan_processing(survey_maps, survey_factor, (width, height))
-        if detect_module.FINE_SURVEY_LONG_SIDE_PX and max(width, height) >= detect_module.FINE_SURVEY_MIN_PHOTO_PX:
-            plan = self.survey._checked_by_fine_survey(image_bgr, survey_maps, plan)
-        x0, y0, x1, y1 = plan.roi_xyxy
-        crop = image_bgr[y0:y1, x0:x1]
-        if plan.scale != 1.0:
-            size_wh = (max(32, round((x1 - x0) * plan.scale)), max(32, round((y1 - y0) * plan.scale)))
-            crop = cv2.resize(crop, size_wh, interpolation=cv2.INTER_AREA if plan.scale < 1 else cv2.INTER_LINEAR)
-        work_wh = (crop.shape[1], crop.shape[0])
-        return self.predict_maps(crop), work_wh, ((x1 - x0) / work_wh[0], (x0, y0))
-
-
 def scene_set(name: str, n_scenes: int) -> tuple[SceneOptions, range]:
     """The options and seeds of a named validation set."""
     if name in ("mixed", "mixed-2", "mixed-3"):
@@ -184,11 +158,13 @@ def main() -> None:
         points = {f"{name}, {card_px:.0f} px": replace(point, card_long_px=card_px)
                   for name, point in points.items() for card_px in args.card_px}
     options, seeds = scene_set(args.set, args.scenes)
-    detector = CardDetector(model_session(args.model.read_bytes(), args.model.name) if args.model else None)
+    surveyor = None
     if args.survey_model:
         shipped = str(args.survey_model) == "shipped"
-        survey = CardDetector(None if shipped else model_session(args.survey_model.read_bytes(), args.survey_model.name))
-        detector = SurveyedByDetector(survey, detector)
+        surveyor = CardDetector(None if shipped else model_session(args.survey_model.read_bytes(),
+                                                                    args.survey_model.name))
+    detector = CardDetector(model_session(args.model.read_bytes(), args.model.name) if args.model else None,
+                            surveyor)
     # (point, setting) -> [matched, true cards, false detections, detections, exact scenes,
     # sum |error|]
     totals: dict[tuple[str, str], np.ndarray] = {}

@@ -87,11 +87,19 @@ def network_input(image_bgr: np.ndarray) -> np.ndarray:
 
 
 class CardDetector:
-    """Holds only the ONNX session; ``detect`` returns results instead of storing them."""
+    """Holds only the ONNX session; ``detect`` returns results instead of storing them.
 
-    def __init__(self, session: ort.InferenceSession | None = None) -> None:
+    ``surveyor``, another detector, runs the survey passes (card size and region) in place
+    of this one: a candidate model whose processing pass is better but whose survey is not
+    can be measured behind the shipped survey (``benchmarks/detector_operating_point.py
+    --survey-model``).
+    """
+
+    def __init__(self, session: ort.InferenceSession | None = None,
+                 surveyor: CardDetector | None = None) -> None:
         self.session = session or load_packaged_model(DETECTOR_FILE)
         self.input_name = self.session.get_inputs()[0].name
+        self.surveyor = surveyor
 
     def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
         """Raw network maps (6, h, w): sigmoid probabilities for heads 0-2, orientation 3-4,
@@ -177,13 +185,15 @@ class CardDetector:
         offset that take that image's pixels back to the photo's (``CardDetections.placed``).
         """
         height, width = image_bgr.shape[:2]
+        surveyor = self.surveyor or self
         survey, survey_factor = resize_to_long_side(image_bgr, SURVEY_LONG_SIDE_PX)
-        survey_maps = self.predict_maps(survey)
+        survey_maps = surveyor.predict_maps(survey)
         plan = plan_processing(survey_maps, survey_factor, (width, height))
         if FINE_SURVEY_LONG_SIDE_PX and max(width, height) >= FINE_SURVEY_MIN_PHOTO_PX:
-            plan = self._checked_by_fine_survey(image_bgr, survey_maps, plan)
+            plan = surveyor._checked_by_fine_survey(image_bgr, survey_maps, plan)
         x0, y0, x1, y1 = plan.roi_xyxy
-        if plan.scale == 1.0 and survey_factor == 1.0 and plan.roi_xyxy == (0, 0, width, height):
+        if surveyor is self and plan.scale == 1.0 and survey_factor == 1.0 \
+                and plan.roi_xyxy == (0, 0, width, height):
             # A small photo processed whole at its own size: the survey pass was the real pass.
             return survey_maps, (width, height), (1.0, (0, 0))
         crop = image_bgr[y0:y1, x0:x1]

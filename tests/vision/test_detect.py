@@ -57,3 +57,21 @@ def test_detections_are_in_original_image_coordinates(detector: CardDetector) ->
     # Every card is found at its place in the original photo (the photo was processed smaller).
     hit = {int(scene.owner_map[int(y), int(x)]) for x, y in detections.centre_xy}
     assert hit >= set(range(len(scene.cards)))
+
+
+def test_a_surveyor_runs_the_survey_pass_and_this_detector_the_rest(detector: CardDetector) -> None:
+    survey_shapes = []
+
+    class Surveyor(CardDetector):
+        def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
+            survey_shapes.append(image_bgr.shape[:2])
+            return super().predict_maps(image_bgr)
+
+    scene = render_scene(990_005, SceneOptions(preset="mixed", n_cards=(8, 24), image_wh=(960, 720)))
+    surveyed = CardDetector(detector.session, surveyor=Surveyor(detector.session))
+    got = surveyed.detect(scene.image)
+    assert survey_shapes == [(480, 640)]  # the survey only; the processing pass is not its
+    # The same model in both roles reads the photo exactly as one detector does.
+    want = detector.detect(scene.image)
+    np.testing.assert_array_equal(got.centre_xy, want.centre_xy)
+    np.testing.assert_array_equal(got.quad_xy, want.quad_xy)
