@@ -14,8 +14,13 @@ from .net import CardNet
 
 
 def export(checkpoint: Path, onnx_path: Path, width: int = 16) -> None:
-    """Write an opset-17 ONNX model with dynamic batch, height and width."""
+    """Write an opset-17 ONNX model with dynamic batch, height and width, from a training
+    checkpoint (``last.pt``) or a bare state dict."""
     state = torch.load(checkpoint, map_location="cpu")
+    if "model" not in state:  # weights kept without their run (card_detector_run8.pt, ...)
+        state = {"model": state, "step": "unknown",
+                 "context_blocks": sum(name.startswith("refine5.") and name.endswith(".body.0.0.weight")
+                                       for name in state)}
     model = CardNet(width=width, context_blocks=state.get("context_blocks", 0))
     model.load_state_dict(state["model"])
     model.eval()

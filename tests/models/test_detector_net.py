@@ -43,3 +43,15 @@ def test_export_reads_the_architecture_from_the_checkpoint(tmp_path):
         convolutions[blocks] = sum(1 for node in graph.node if node.op_type == "Conv")
     # One block at 1/16 and one at 1/32, two convolutions each.
     assert convolutions[1] == convolutions[0] + 4
+
+
+def test_export_takes_bare_weights_and_reads_their_blocks(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    convolutions = {}
+    for blocks in (0, 1):
+        weights = tmp_path / f"weights{blocks}.pt"  # as models/detector/card_detector_run8.pt
+        torch.save(CardNet(context_blocks=blocks).state_dict(), weights)
+        export(weights, tmp_path / f"bare{blocks}.onnx")
+        graph = onnx.load(str(tmp_path / f"bare{blocks}.onnx")).graph
+        convolutions[blocks] = sum(1 for node in graph.node if node.op_type == "Conv")
+    assert convolutions[1] == convolutions[0] + 4
