@@ -35,6 +35,11 @@ STRETCH = (1.0, 1.9)
 #: Since run 14: a chunky knit blanket under one render in four (white cards on a cream knit
 #: were the commonest missed cards in the real photos).
 KNIT_SHARE = 0.25
+#: Since run 19 (opt-in): single black and white pixels over 0.1-1% of a render, JPEG-coded
+#: again. The real photo set (../shared/data/real-photos, exported by a labelling tool) has
+#: such speckle on most photos, and the renders never showed it.
+IMPULSE_SHARE = 0.3
+IMPULSE_FRACTION = (0.001, 0.01)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,8 @@ class TrainingMix:
     stretch_share: float = STRETCH_SHARE
     #: Each card's centre peak stays inside its own visible part (``detector_targets``).
     centre_in_own_part: bool = False
+    #: Share of renders with salt-and-pepper speckle (``with_impulse_noise``).
+    impulse_share: float = 0.0
 
 
 def _training_options(
@@ -100,6 +107,19 @@ def stretched(image: np.ndarray, owner_map: np.ndarray, quads_xy: list[np.ndarra
     return image, owner_map, [np.asarray(quad, np.float32) * scale for quad in quads_xy]
 
 
+def with_impulse_noise(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``image`` (BGR uint8) with a random 0.1-1% of its pixels set to black or white, then
+    JPEG-coded at quality 75-95, as a photo's exported copy carries them."""
+    noisy = image.copy()
+    height, width = noisy.shape[:2]
+    n_pixels = int(height * width * float(rng.uniform(*IMPULSE_FRACTION)))
+    ys, xs = rng.integers(0, height, n_pixels), rng.integers(0, width, n_pixels)
+    noisy[ys, xs] = np.where(rng.random(n_pixels) < 0.5, 0, 255).astype(np.uint8)[:, None]
+    quality = int(rng.integers(75, 96))
+    _, jpeg = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+
+
 def render_samples(
     seed: int, crop_px: int, mix: TrainingMix = TrainingMix()
 ) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
@@ -112,6 +132,9 @@ def render_samples(
     if rng.random() < mix.stretch_share:
         image_full, owner_full, quads_full = stretched(
             image_full, owner_full, quads_full, int(rng.integers(2)), float(rng.uniform(*STRETCH)))
+    # Drawn only when the share is set, so that earlier mixes keep their samples.
+    if mix.impulse_share and rng.random() < mix.impulse_share:
+        image_full = with_impulse_noise(image_full, rng)
     height, width = image_full.shape[:2]
     samples = []
     for _ in range(crops_per_scene):

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from ..synth.speed import tune_malloc
-from .data import KNIT_SHARE, STRETCH_SHARE, RenderedCrops, TrainingMix
+from .data import IMPULSE_SHARE, KNIT_SHARE, STRETCH_SHARE, RenderedCrops, TrainingMix
 from .loss import detector_loss
 from .net import CardNet
 
@@ -51,7 +51,7 @@ def train(args: argparse.Namespace) -> None:
         _load_matching(model, torch.load(args.init_from, map_location=device))
         print(f"initialised from {args.init_from}", flush=True)
     # Each rendered scene gives two crops.
-    mix = TrainingMix(args.knit_share, args.stretch_share, args.centre_in_own_part)
+    mix = TrainingMix(args.knit_share, args.stretch_share, args.centre_in_own_part, args.impulse_share)
     data = RenderedCrops(args.seed, step * args.batch // 2, args.crop, mix)
     loader = torch.utils.data.DataLoader(
         data,
@@ -141,6 +141,8 @@ def main() -> None:
                         help="share of renders stretched along one axis (run 8: 0)")
     parser.add_argument("--centre-in-own-part", action="store_true",
                         help="keep each centre peak's Gaussian inside its card's visible part")
+    parser.add_argument("--impulse-share", type=float, nargs="?", const=IMPULSE_SHARE, default=0.0,
+                        help=f"share of renders with black and white speckle (bare flag: {IMPULSE_SHARE})")
     train(parser.parse_args())
 
 

@@ -82,3 +82,16 @@ def test_the_training_mix_reaches_the_rendered_targets():
         assert (maps_b["centre"] <= maps_a["centre"]).all()
         assert (maps_b["centre"] >= 0.999).sum() == (maps_a["centre"] >= 0.999).sum()
     assert sum(int((a["centre"] > b["centre"]).sum()) for (_, a), (_, b) in zip(spilling, own_part, strict=True)) > 100
+
+
+def test_impulse_noise_speckles_a_small_share_of_pixels_black_or_white():
+    from cardtally.models.detector.data import IMPULSE_FRACTION, with_impulse_noise
+
+    grey = np.full((200, 300, 3), 128, np.uint8)
+    for seed in range(5):
+        noisy = with_impulse_noise(grey, np.random.default_rng(seed))
+        assert noisy.shape == grey.shape and noisy.dtype == np.uint8
+        speckled = np.abs(noisy.astype(int) - 128).max(axis=2) > 80
+        # JPEG blurs a few speckles that land side by side; none appear from nowhere.
+        assert 0.5 * IMPULSE_FRACTION[0] <= speckled.mean() <= IMPULSE_FRACTION[1]
+    assert (grey == 128).all()
