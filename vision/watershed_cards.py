@@ -29,6 +29,10 @@ class DetectorSettings:
     """Thresholds of the map-to-cards step (probabilities in [0, 1], sizes in output pixels)."""
 
     centre_threshold: float = 0.16
+    #: The centre map is smoothed with a Gaussian of this sigma (output pixels; 0: not at all)
+    #: before its peaks are read: two ripples on one card's peak, which the network leaves on
+    #: printed bands and pips, become one (session 19, docs/BENCHMARKS.md).
+    centre_blur_px: float = 0.0
     foreground_threshold: float = 0.5
     peak_window_px: int = 5
     min_region_px: int = 12
@@ -97,6 +101,9 @@ def cards_from_maps(
     """Turn the network maps into cards: one per centre peak, regions by watershed; a spread
     layout's maps (``DetectorSettings.spread_lone_share``) are read at its own threshold;
     clusters of parts too small for a card (keyboard keys) are dropped."""
+    if settings.centre_blur_px:
+        maps = maps.copy()
+        maps[2] = cv2.GaussianBlur(maps[2], (0, 0), settings.centre_blur_px)
     cards = _cards_at_threshold(maps, image_wh, settings)
     if settings.spread_centre_threshold > settings.centre_threshold \
             and lone_card_share(cards) >= settings.spread_lone_share:

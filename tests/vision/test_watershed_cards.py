@@ -169,3 +169,17 @@ def test_a_spread_reading_that_loses_many_cards_is_not_taken() -> None:
     # reading at 0.16 stands.
     strict = DetectorSettings(spread_min_kept=0.95)
     assert len(cards_from_maps(_spread_maps(), (520, 260), strict)) == 11
+
+
+def test_a_smoothed_centre_map_reads_two_ripples_on_one_card_as_one_peak() -> None:
+    maps = _maps_for_rects([(20, 20, 50, 66)])
+    ripples = np.zeros(maps.shape[1:], np.float32)
+    ripples[43, 33], ripples[43, 37] = 1.0, 0.9  # two maxima 4 px apart, as a printed band gives
+    ripples = cv2.GaussianBlur(ripples, (0, 0), 1.5)
+    maps[2] = ripples / ripples.max()
+    unjoined = DetectorSettings(lone_card_size_tolerance=0.0)  # only the peaks decide
+    assert len(find_peaks(maps[2], unjoined.centre_threshold, unjoined.peak_window_px)) == 2
+    assert len(cards_from_maps(maps, (280, 200), unjoined)) == 2
+    smoothed = DetectorSettings(lone_card_size_tolerance=0.0, centre_blur_px=1.5)
+    assert len(cards_from_maps(maps, (280, 200), smoothed)) == 1
+    assert maps[2].max() == 1.0  # the caller's maps are left as they were
