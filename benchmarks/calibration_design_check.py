@@ -4,7 +4,8 @@
 
 Single-deck photos: the calibration photos of ``identify_bench.py`` (every scenario, the given
 trials), which should never be refused as mixed. Two-deck photos: rendered spread and rows
-layouts of two procedural decks (3-8 and 2-8 cards), which should be. Each photo goes through
+layouts of two procedural decks (3-8 and 2-8 cards; ``--family``: two decks of one
+Ligretto-style family, the same design with another symbol), which should be. Each photo goes through
 ``calibrate.find_cards`` and ``calibration_crops`` as ``cardtally calibrate`` does; calibration's
 own check (``design_groups`` and ``mixes_designs`` on the ``design_judges`` crops) is then run at
 several grouping cuts. Photos with fewer than 3 whole backs (refused for that reason) are left
@@ -59,6 +60,8 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--two-deck", type=int, default=80, help="two-deck photos to render")
     parser.add_argument("--seed", type=int, default=4243, help="seed of the two-deck photos")
+    parser.add_argument("--family", action="store_true",
+                        help="the two decks are one family (same design and colour, another symbol)")
     args = parser.parse_args()
     embedder = default_embedder()
     single, mixed = [], []
@@ -75,7 +78,7 @@ def main() -> None:
                     single.append(found)
     rng = np.random.default_rng(args.seed)
     for k in range(args.two_deck):
-        designs = [random_back_design(rng), random_back_design(rng)]
+        designs = scenario_designs("family" if args.family else "procedural", rng, 2)
         n_a, n_b = int(rng.integers(3, 9)), int(rng.integers(2, 9))
         options = SceneOptions(preset=("spread", "rows")[k % 2], n_decks=2, designs=designs,
                                deck_names=["a", "b"], n_cards=(n_a + n_b, n_a + n_b),
