@@ -95,6 +95,8 @@ SETTINGS = {
     "the above at parts under 0.6 card widths":
         DetectorSettings(small_part_max_width_share=0.6),
     "shipped: the above at parts under 0.4 card widths (session 17)": DetectorSettings(),
+    "the shipped settings, centre map smoothed (sigma 0.7 output px; session 19)":
+        DetectorSettings(centre_blur_px=0.7),
 }
 
 
