@@ -85,6 +85,7 @@ def test_the_training_mix_reaches_the_rendered_targets():
 
 
 def test_impulse_noise_speckles_a_small_share_of_pixels_black_or_white():
+    pytest.importorskip("torch")  # the training data module imports it
     from cardtally.models.detector.data import IMPULSE_FRACTION, with_impulse_noise
 
     grey = np.full((200, 300, 3), 128, np.uint8)
