@@ -5,11 +5,11 @@
 Single-deck photos: the calibration photos of ``identify_bench.py`` (every scenario, the given
 trials), which should never be refused as mixed. Two-deck photos: rendered spread and rows
 layouts of two procedural decks (3-8 and 2-8 cards; ``--family``: two decks of one
-Ligretto-style family, the same design with another symbol), which should be. Each photo goes through
-``calibrate.find_cards`` and ``calibration_crops`` as ``cardtally calibrate`` does; calibration's
-own check (``design_groups`` and ``mixes_designs`` on the ``design_judges`` crops) is then run at
-several grouping cuts. Photos with fewer than 3 whole backs (refused for that reason) are left
-out of both counts.
+Ligretto-style family, the same design with another symbol), which should be. Each photo goes
+through ``calibrate.find_cards`` and ``calibration_crops`` as ``cardtally calibrate`` does;
+calibration's own check (``design_groups`` and ``mixes_designs`` on the ``design_judges``
+crops) is then run at several grouping cuts. Photos with fewer than 3 whole backs (refused for
+that reason) are left out of both counts.
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def main() -> None:
     parser.add_argument("--two-deck", type=int, default=80, help="two-deck photos to render")
     parser.add_argument("--seed", type=int, default=4243, help="seed of the two-deck photos")
     parser.add_argument("--family", action="store_true",
-                        help="the two decks are one family (same design and colour, another symbol)")
+                        help="the two decks are one family (same design and colour, "
+                             "another symbol)")
     args = parser.parse_args()
     embedder = default_embedder()
     single, mixed = [], []
