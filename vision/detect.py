@@ -1,10 +1,10 @@
-"""Find every card in a photo with the shipped ONNX detector.
+"""Find every card in a photo with the shipped ONNX detectors.
 
-The network predicts, at half resolution, card foreground, physical card edges, a peak at a
-point inside each card's visible part, the card's orientation and its size. A first pass on a
-640 px copy of the photo (and, for photos of 2560 px or more, a 1280 px one against misread
-tiny cards) reads the card size and where the cards lie; the second pass runs on that region
-only, rescaled so that cards are about 120 px long. Its maps become cards in
+A network predicts, at half resolution, card foreground, physical card edges, a peak at a
+point inside each card's visible part, the card's orientation and its size. A first pass of the
+survey network on a 640 px copy of the photo (and, for photos of 2560 px or more, a 1280 px one
+against misread tiny cards) reads the card size and where the cards lie; the processing network
+then runs on that region only, rescaled so that cards are about 120 px long. Its maps become cards in
 ``watershed_cards``: each centre peak is one card, and a marker-controlled watershed over the
 edge map gives each card its visible region.
 """
@@ -26,6 +26,10 @@ from .onnx_session import load_packaged_model
 from .watershed_cards import OUTPUT_STRIDE, DetectorSettings, cards_from_maps, find_peaks
 
 DETECTOR_FILE = "card_detector.onnx"
+#: The survey passes run on their own, older network (detector run 8): the processing network
+#: (run 19) finds cards better at the processing scale but misreads the card size in the 640 px
+#: survey (models/MODEL_CARD.md, run 19).
+SURVEY_DETECTOR_FILE = "card_detector_survey.onnx"
 #: The detector was trained on cards about 60-250 px long; photos are rescaled so that the
 #: cards come out near this length (measured in a quick first pass at low resolution).
 TARGET_CARD_LONG_PX = 120.0
@@ -87,17 +91,20 @@ def network_input(image_bgr: np.ndarray) -> np.ndarray:
 
 
 class CardDetector:
-    """Holds only the ONNX session; ``detect`` returns results instead of storing them.
+    """Holds only the ONNX sessions; ``detect`` returns results instead of storing them.
 
     ``surveyor``, another detector, runs the survey passes (card size and region) in place
-    of this one: a candidate model whose processing pass is better but whose survey is not
-    can be measured behind the shipped survey (``benchmarks/detector_operating_point.py
-    --survey-model``).
+    of this one. Without ``session`` the shipped processing model is used, surveyed by the
+    shipped survey model (:func:`survey_detector`); a detector given only a ``session``
+    surveys with that model itself.
     """
 
     def __init__(self, session: ort.InferenceSession | None = None,
                  surveyor: CardDetector | None = None) -> None:
-        self.session = session or load_packaged_model(DETECTOR_FILE)
+        if session is None:
+            session = load_packaged_model(DETECTOR_FILE)
+            surveyor = surveyor or survey_detector()
+        self.session = session
         self.input_name = self.session.get_inputs()[0].name
         self.surveyor = surveyor
 
@@ -204,6 +211,11 @@ class CardDetector:
         work_wh = (crop.shape[1], crop.shape[0])
         # The exact inverse of the (rounded) resize.
         return self.predict_maps(crop), work_wh, ((x1 - x0) / work_wh[0], (x0, y0))
+
+
+def survey_detector() -> CardDetector:
+    """A detector on the shipped survey model alone (it surveys for itself)."""
+    return CardDetector(load_packaged_model(SURVEY_DETECTOR_FILE))
 
 
 def _tile_spans(length_px: int) -> list[tuple[int, int]]:
