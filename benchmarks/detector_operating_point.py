@@ -35,7 +35,7 @@ import numpy as np
 
 import cardtally.vision.detect as detect_module
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import CardDetector
+from cardtally.vision.detect import CardDetector, survey_detector
 from cardtally.vision.onnx_session import model_session
 from cardtally.vision.watershed_cards import DetectorSettings, cards_from_maps
 
@@ -151,7 +151,8 @@ def main() -> None:
                         help="a detector ONNX file instead of the shipped model")
     parser.add_argument("--survey-model", type=Path, default=None,
                         help="run the survey passes with this ONNX file (\"shipped\": the shipped "
-                             "model) and the processing pass with --model")
+                             "survey model) and the processing pass with --model (without it, "
+                             "--model surveys for itself)")
     parser.add_argument("--card-px", type=float, nargs="+", default=None,
                         help="run each chosen point at these processing card lengths instead")
     args = parser.parse_args()
@@ -163,8 +164,8 @@ def main() -> None:
     surveyor = None
     if args.survey_model:
         shipped = str(args.survey_model) == "shipped"
-        surveyor = CardDetector(None if shipped else model_session(args.survey_model.read_bytes(),
-                                                                    args.survey_model.name))
+        surveyor = survey_detector() if shipped else CardDetector(
+            model_session(args.survey_model.read_bytes(), args.survey_model.name))
     detector = CardDetector(model_session(args.model.read_bytes(), args.model.name) if args.model else None,
                             surveyor)
     # (point, setting) -> [matched, true cards, false detections, detections, exact scenes,
