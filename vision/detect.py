@@ -4,9 +4,9 @@ A network predicts, at half resolution, card foreground, physical card edges, a 
 point inside each card's visible part, the card's orientation and its size. A first pass of the
 survey network on a 640 px copy of the photo (and, for photos of 2560 px or more, a 1280 px one
 against misread tiny cards) reads the card size and where the cards lie; the processing network
-then runs on that region only, rescaled so that cards are about 120 px long. Its maps become cards in
-``watershed_cards``: each centre peak is one card, and a marker-controlled watershed over the
-edge map gives each card its visible region.
+then runs on that region only, rescaled so that cards are about 120 px long. Its maps become
+cards in ``watershed_cards``: each centre peak is one card, and a marker-controlled watershed
+over the edge map gives each card its visible region.
 """
 
 from __future__ import annotations

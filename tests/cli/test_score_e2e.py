@@ -1,9 +1,9 @@
 """Acceptance: rendered photos -> ``calibrate`` -> ``game new`` -> ``score`` -> exact ledger.
 
-Runs the shipped models (card_detector.onnx, card_detector_survey.onnx, back_embedder.onnx) on photos from the synthetic
-renderer, whose ground truth is exact. The scenes are chosen to be easy on purpose (three clearly
-different backs, every card showing a strip of at least 20 px, mild light), so that asserting
-the exact scores is honest. A missing model makes these tests fail, never skip.
+Runs the shipped models (card_detector.onnx, card_detector_survey.onnx, back_embedder.onnx)
+on photos from the synthetic renderer, whose ground truth is exact. The scenes are chosen to be
+easy on purpose (three clearly different backs, every card showing a strip of at least 20 px,
+mild light), so that asserting the exact scores is honest. A missing model makes these tests fail, never skip.
 """
 
 from __future__ import annotations
