@@ -3,7 +3,8 @@
 Runs the shipped models (card_detector.onnx, card_detector_survey.onnx, back_embedder.onnx)
 on photos from the synthetic renderer, whose ground truth is exact. The scenes are chosen to be
 easy on purpose (three clearly different backs, every card showing a strip of at least 20 px,
-mild light), so that asserting the exact scores is honest. A missing model makes these tests fail, never skip.
+mild light), so that asserting the exact scores is honest. A missing model makes these tests
+fail, never skip.
 """
 
 from __future__ import annotations
