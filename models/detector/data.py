@@ -40,6 +40,12 @@ KNIT_SHARE = 0.25
 #: such speckle on most photos, and the renders never showed it.
 IMPULSE_SHARE = 0.3
 IMPULSE_FRACTION = (0.001, 0.01)
+#: Card long sides of the crop-sized views, and the share of them drawn at the survey's small
+#: sizes instead (16-64 px): one network read the survey and did the processing pass until
+#: session 20.
+CARD_PX = (60.0, 280.0)
+SMALL_CARD_PX = (16.0, 64.0)
+SMALL_CARD_SHARE = 0.4
 
 
 @dataclass(frozen=True)
@@ -54,18 +60,22 @@ class TrainingMix:
     centre_in_own_part: bool = False
     #: Share of renders with salt-and-pepper speckle (``with_impulse_noise``).
     impulse_share: float = 0.0
+    #: Card long sides (px) of the crop-sized views that are not small-card views.
+    card_px: tuple[float, float] = CARD_PX
+    #: Share of crop-sized views with survey-sized cards (:data:`SMALL_CARD_PX`).
+    small_card_share: float = SMALL_CARD_SHARE
 
 
 def _training_options(
-    rng: np.random.Generator, crop_px: int, knit_share: float = KNIT_SHARE
+    rng: np.random.Generator, crop_px: int, mix: TrainingMix = TrainingMix()
 ) -> tuple[SceneOptions, int]:
     """Scene options for one training render, and how many crops to take from it.
 
     Half the renders are whole small scenes (the card size follows the scene), half are
-    crop-sized views at a fixed card scale (long side 60-280 px), so the detector sees every
-    card size it meets after the inference-time rescaling. One in five shows small cards
-    (16-64 px), as the low-resolution survey pass sees them, so that the size head can tell
-    the processing scale from any photo.
+    crop-sized views at a fixed card scale (``mix.card_px``, by default long side 60-280 px),
+    so the detector sees every card size it meets after the inference-time rescaling. By
+    default one in five renders shows small cards (16-64 px), as the low-resolution survey pass
+    sees them, so that the size head can tell the processing scale from any photo.
     """
     preset = PRESETS[int(rng.integers(len(PRESETS)))]
     # Real tables show face-up cards too (played piles, ordinary decks), so that white fronts
@@ -78,7 +88,7 @@ def _training_options(
         # commonest false cards in the real photos), in every training render.
         "busy_clutter": True,
         "court_style": "figure",
-        "knit_share": knit_share,
+        "knit_share": mix.knit_share,
         "preset": preset,
         "n_decks": int(rng.integers(2, 9)),
         "families": bool(rng.random() < 0.3),
@@ -90,7 +100,7 @@ def _training_options(
         n_max = int(rng.integers(6, 60))
         return SceneOptions(n_cards=(3, n_max), image_wh=image_wh, **common), 2
     n_max = int(rng.integers(10, 100))
-    card_px = (16.0, 64.0) if rng.random() < 0.4 else (60.0, 280.0)
+    card_px = SMALL_CARD_PX if rng.random() < mix.small_card_share else mix.card_px
     options = SceneOptions(n_cards=(3, n_max), image_wh=(crop_px, crop_px), card_px=card_px, **common)
     return options, 1
 
@@ -125,7 +135,7 @@ def render_samples(
 ) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
     """Training crops of one rendered scene: RGB float (3, crop, crop) and target maps each."""
     rng = np.random.default_rng(seed)
-    options, crops_per_scene = _training_options(rng, crop_px, mix.knit_share)
+    options, crops_per_scene = _training_options(rng, crop_px, mix)
     scene = render_scene(seed, options)
     image_full, owner_full = scene.image, scene.owner_map
     quads_full = [card.quad_xy for card in scene.cards]

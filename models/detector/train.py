@@ -17,7 +17,15 @@ from pathlib import Path
 import torch
 
 from ..synth.speed import tune_malloc
-from .data import IMPULSE_SHARE, KNIT_SHARE, STRETCH_SHARE, RenderedCrops, TrainingMix
+from .data import (
+    CARD_PX,
+    IMPULSE_SHARE,
+    KNIT_SHARE,
+    SMALL_CARD_SHARE,
+    STRETCH_SHARE,
+    RenderedCrops,
+    TrainingMix,
+)
 from .loss import detector_loss
 from .net import CardNet
 
@@ -51,7 +59,8 @@ def train(args: argparse.Namespace) -> None:
         _load_matching(model, torch.load(args.init_from, map_location=device))
         print(f"initialised from {args.init_from}", flush=True)
     # Each rendered scene gives two crops.
-    mix = TrainingMix(args.knit_share, args.stretch_share, args.centre_in_own_part, args.impulse_share)
+    mix = TrainingMix(args.knit_share, args.stretch_share, args.centre_in_own_part, args.impulse_share,
+                      tuple(args.card_px), args.small_card_share)
     data = RenderedCrops(args.seed, step * args.batch // 2, args.crop, mix)
     loader = torch.utils.data.DataLoader(
         data,
@@ -143,6 +152,11 @@ def main() -> None:
                         help="keep each centre peak's Gaussian inside its card's visible part")
     parser.add_argument("--impulse-share", type=float, nargs="?", const=IMPULSE_SHARE, default=0.0,
                         help=f"share of renders with black and white speckle (bare flag: {IMPULSE_SHARE})")
+    parser.add_argument("--card-px", type=float, nargs=2, default=CARD_PX, metavar=("MIN", "MAX"),
+                        help="card long sides (px) of the crop-sized views (default: %(default)s)")
+    parser.add_argument("--small-card-share", type=float, default=SMALL_CARD_SHARE,
+                        help="share of crop-sized views with survey-sized cards, 16-64 px "
+                             "(default: %(default)s)")
     train(parser.parse_args())
 
 
