@@ -2,8 +2,9 @@
 
     python samples/make_samples.py
 
-Three players' decks with distinct back designs; one calibration photo per deck (warm light),
-a centre photo (shingled rows, daylight) and a leftover photo (the piles spread out). The exact
+Three players' decks with distinct back designs; one calibration photo per deck (cards spread
+out, warm light), a centre photo (shingled rows with finger-wide strips, daylight) and a
+leftover photo (the piles spread out). The exact
 per-deck counts are written to samples/truth.json for the tests and the demo's check.
 """
 
@@ -21,6 +22,11 @@ from cardtally.models.synth.scene import SceneOptions, render_calibration_photo,
 HERE = Path(__file__).resolve().parent
 PLAYERS = ("Anna", "Ben", "Cleo")
 DESIGN_SEEDS = (5101, 5202, 5303)
+# The photos follow the README's advice: calibration cards spread out, and in the centre rows
+# every card shows a strip at least a finger wide (~16 mm of a 57 mm card side: 0.3 of it; the
+# centre photo's cards are ~250 px long, ~2.8 px/mm, so ~45 px).
+FINGER_WIDE_OFFSET = (0.3, 0.6)
+FINGER_WIDE_PX = 40.0
 COLOUR_NAMES = ((0, "red"), (20, "orange"), (35, "yellow"), (85, "green"), (130, "teal"),
                 (200, "blue"), (270, "purple"), (330, "pink"), (360, "red"))
 
@@ -44,13 +50,14 @@ def main() -> None:
     for k, (design, name) in enumerate(zip(designs, names, strict=True)):
         scene = render_calibration_photo(
             700 + k, design, n_cards=(8, 12), image_wh=(1600, 1200), deck_name=name,
-            colour_temp_k=(3000, 3400),
+            preset="spread", colour_temp_k=(3000, 3400),
         )
         (HERE / "calibration" / f"{name}.jpg").write_bytes(scene.jpeg_bytes)
     centre = render_scene(
         811,
         SceneOptions(preset="rows", n_decks=3, designs=designs, deck_names=names, n_cards=(45, 45),
-                     face_up_fraction=0.0, image_wh=(2016, 1512), min_strip_px=16.0,
+                     face_up_fraction=0.0, image_wh=(2016, 1512),
+                     row_offset_frac=FINGER_WIDE_OFFSET, min_strip_px=FINGER_WIDE_PX,
                      camera_tilt_deg=(0.0, 12.0), jpeg_quality=(88, 88)),
     )
     leftover = render_scene(
