@@ -1,21 +1,24 @@
 """How well the detector's full-card outlines fit the true cards (they drive identification).
 
-    python benchmarks/quad_iou.py --scenes 6 --preset rows
+    python benchmarks/quad_iou.py --scenes 6 --preset rows [--model CANDIDATE.onnx]
 
 For every detection that lands on a rendered card (validation-style seeds 910,000+, 1600x1200,
 10-40 cards), the intersection over union of its estimated full-card quad with the card's true
-quad; prints the median and quartiles.
+quad; prints the median and quartiles. ``--model`` runs a candidate processing model behind the
+shipped survey model, as the shipped detector runs its own.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import CardDetector
+from cardtally.vision.detect import CardDetector, survey_detector
+from cardtally.vision.onnx_session import model_session
 
 
 def quad_iou(quad_a: np.ndarray, quad_b: np.ndarray) -> float:
@@ -30,8 +33,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scenes", type=int, default=6)
     parser.add_argument("--preset", default="rows")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="a processing-pass ONNX file instead of the shipped one")
     args = parser.parse_args()
-    detector = CardDetector()
+    detector = CardDetector(
+        model_session(args.model.read_bytes(), args.model.name), survey_detector()
+    ) if args.model else CardDetector()
     ious = []
     for seed in range(910_000, 910_000 + args.scenes):
         options = SceneOptions(preset=args.preset, n_cards=(10, 40), image_wh=(1600, 1200), n_decks=4)
