@@ -17,6 +17,7 @@ import argparse
 import pickle
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -32,13 +33,14 @@ from cardtally.models.embedder.scenes import (
 from cardtally.models.synth.designs import design_family, load_design, random_back_design
 from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
-from cardtally.vision.calibrate import find_cards
+from cardtally.vision.calibrate import CALIBRATION_DETECTOR_SETTINGS, find_cards, keep_card_sized
 from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckSet
+from cardtally.vision.detect import CardDetector, survey_detector
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder
 from cardtally.vision.identify import IdentifySettings, decide_owners, deck_similarities
-from cardtally.vision.onnx_session import load_packaged_model
+from cardtally.vision.onnx_session import load_packaged_model, model_session
 from cardtally.vision.rectify import CardCrops, card_crops
 
 CALIBRATION_K = 6500.0
@@ -122,18 +124,18 @@ def more_calibration_photos(photos: list, designs: list[np.ndarray], names: list
 
 
 def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
-                    with_detector: bool) -> tuple[DeckSet, list, list[str]]:
+                    with_detector: bool, find=find_cards) -> tuple[DeckSet, list, list[str]]:
     """Calibrate each deck in turn (later decks are compared with the earlier ones) from its
     list of photos in ``photos``.
 
-    With the detector, calibration finds its cards as `cardtally calibrate` does; otherwise it
-    uses the true outlines. Returns the decks, the calibration results and the messages of
+    With the detector, calibration finds its cards as `cardtally calibrate` does (``find``: the
+    shipped detector's ``find_cards``); otherwise it uses the true outlines. Returns the decks, the calibration results and the messages of
     the refused calibrations (those decks' cards can then only miss).
     """
     decks, results, refusals = DeckSet(()), [], []
     for name, deck_photos in zip(names, photos, strict=True):
         try:
-            found = [find_cards(p.image) for p in deck_photos] if with_detector else None
+            found = [find(p.image) for p in deck_photos] if with_detector else None
             result = calibrate_from_scene(name, deck_photos, decks, embedder, found)
         except CardtallyError as exc:
             refusals.append(str(exc).split(";")[0])
@@ -167,7 +169,8 @@ def identify_as_scenario_decks(crops: CardCrops, embeddings, decks: DeckSet,
 def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: int,
               face_up_fraction: float, embedder: BackEmbedder, detector: str,
               white_balance: tuple[float, float], dump: list | None = None,
-              settings: IdentifySettings | None = None, photos_per_deck: int = 1) -> None:
+              settings: IdentifySettings | None = None, photos_per_deck: int = 1,
+              candidates: CandidateDetectors | None = None) -> None:
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
@@ -175,7 +178,9 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     photos = more_calibration_photos(calibration_photos(rng, designs, names, white_balance),
                                      designs, names, white_balance, photos_per_deck,
                                      [SEED_BASE, trial, n_decks, len(kind), 1])
-    decks, results, refusals = calibrate_decks(photos, names, embedder, detector == "real")
+    candidates = candidates or CandidateDetectors()
+    decks, results, refusals = calibrate_decks(photos, names, embedder, detector == "real",
+                                               candidates.find_calibration_cards)
     tally.calibration_failures += refusals
     own_percentiles = [(r.own_similarity_percentiles, r.impostor_similarity_percentiles)
                        for r in results]
@@ -184,7 +189,7 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     all_names = names + [f"uncal{k}" for k in range(uncalibrated)]
     scene = game_scene(rng, designs + extra, all_names, face_up_fraction, white_balance)
     if detector == "real":
-        detections, matched = real_detections(scene)
+        detections, matched = real_detections(scene, candidates.game)
         tally.missed += len(scene.cards) - len(set(matched[matched >= 0].tolist()))
         tally.false_detections += int((matched < 0).sum())
         keep = matched >= 0
@@ -230,11 +235,36 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     tally.face_up_found += int((got[up] == FACE_UP).sum())
 
 
-def real_detections(scene) -> tuple[CardDetections, np.ndarray]:
-    """The shipped detector's cards, each matched to the rendered card under its centre (-1: none)."""
+@dataclass(frozen=True)
+class CandidateDetectors:
+    """Processing models to measure instead of the shipped one, each behind the shipped survey
+    model: one for the calibration photos, one for the game photos (None: the shipped one)."""
+
+    calibration: CardDetector | None = None
+    game: CardDetector | None = None
+
+    @classmethod
+    def from_files(cls, calibration: Path | None, game: Path | None) -> CandidateDetectors:
+        surveyor = survey_detector()
+
+        def load(path: Path | None) -> CardDetector | None:
+            return CardDetector(model_session(path.read_bytes(), path.name), surveyor) if path else None
+
+        return cls(load(calibration), load(game))
+
+    def find_calibration_cards(self, image: np.ndarray) -> CardDetections:
+        """The cards a calibration keeps, as :func:`find_cards` finds them."""
+        if self.calibration is None:
+            return find_cards(image)
+        return keep_card_sized(self.calibration.detect(image, CALIBRATION_DETECTOR_SETTINGS))
+
+
+def real_detections(scene, detector: CardDetector | None = None) -> tuple[CardDetections, np.ndarray]:
+    """The detector's cards (default: the shipped one), each matched to the rendered card under
+    its centre (-1: none)."""
     from cardtally.vision.detect import detect_cards
 
-    detections = detect_cards(scene.image)
+    detections = detector.detect(scene.image) if detector else detect_cards(scene.image)
     return detections, cards_under_centres(scene, detections)
 
 
@@ -283,7 +313,13 @@ def main() -> None:
                         help="disable the simulated camera white balance (full colour cast)")
     parser.add_argument("--calibration-photos", type=int, default=1,
                         help="calibration photos per deck (the first is the one-photo run's)")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="a candidate processing model (ONNX) for the game photos, behind "
+                             "the shipped survey model (--detector real)")
+    parser.add_argument("--calibration-model", type=Path, default=None,
+                        help="the same for the calibration photos")
     args = parser.parse_args()
+    candidates = CandidateDetectors.from_files(args.calibration_model, args.model)
     if args.timing_only:
         best, median, cpu = embed_timing()
         print(f"embedding 200 crops on 2 threads: best {best:.0f} ms, median {median:.0f} ms "
@@ -306,7 +342,7 @@ def main() -> None:
         t = Tally()
         for trial in range(args.first_trial, args.first_trial + args.trials):
             run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb, dump,
-                      settings, args.calibration_photos)
+                      settings, args.calibration_photos, candidates)
         print(f"| {name} | {t.pct(t.correct, t.backs)} | {t.pct(t.unknown, t.backs)} "
               f"| {t.pct(t.wrong, t.backs)} | {t.pct(t.strips_correct, t.strips)} "
               f"| {t.pct(t.whole_correct, t.whole)} | {t.pct(t.uncal_rejected, t.uncal)} "
