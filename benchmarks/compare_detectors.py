@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import CardDetector
+from cardtally.vision.detect import CardDetector, survey_detector
 from cardtally.vision.onnx_session import model_session
 from cardtally.vision.watershed_cards import DetectorSettings, cards_from_maps
 
@@ -32,6 +32,12 @@ DEFAULT_LAYOUTS = ("mixed:30", "spread:20", "rows:20", "fan:20", "pile:20")
 def detector_for(path: Path | None) -> CardDetector:
     """The shipped detector (``None``) or one running the given ONNX file."""
     return CardDetector(model_session(path.read_bytes(), path.name) if path else None)
+
+
+def behind_shipped_survey(path: Path) -> CardDetector:
+    """A candidate processing model (ONNX file) behind the shipped survey model, as the
+    shipped detector runs its own processing model."""
+    return CardDetector(model_session(path.read_bytes(), path.name), survey_detector())
 
 
 def main() -> None:

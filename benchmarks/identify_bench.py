@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import pickle
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,12 +38,15 @@ from cardtally.models.synth.scene import SceneOptions, render_calibration_photo,
 from cardtally.vision.calibrate import CALIBRATION_DETECTOR_SETTINGS, find_cards, keep_card_sized
 from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckSet
-from cardtally.vision.detect import CardDetector, survey_detector
+from cardtally.vision.detect import CardDetector
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder
 from cardtally.vision.identify import IdentifySettings, decide_owners, deck_similarities
-from cardtally.vision.onnx_session import load_packaged_model, model_session
+from cardtally.vision.onnx_session import load_packaged_model
 from cardtally.vision.rectify import CardCrops, card_crops
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare_detectors import behind_shipped_survey  # noqa: E402
 
 CALIBRATION_K = 6500.0
 TEST_K = 2700.0
@@ -124,13 +129,16 @@ def more_calibration_photos(photos: list, designs: list[np.ndarray], names: list
 
 
 def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
-                    with_detector: bool, find=find_cards) -> tuple[DeckSet, list, list[str]]:
+                    with_detector: bool,
+                    find: Callable[[np.ndarray], CardDetections] = find_cards,
+                    ) -> tuple[DeckSet, list, list[str]]:
     """Calibrate each deck in turn (later decks are compared with the earlier ones) from its
     list of photos in ``photos``.
 
-    With the detector, calibration finds its cards as `cardtally calibrate` does (``find``: the
-    shipped detector's ``find_cards``); otherwise it uses the true outlines. Returns the decks, the calibration results and the messages of
-    the refused calibrations (those decks' cards can then only miss).
+    With the detector, calibration finds its cards with ``find`` (by default as `cardtally
+    calibrate` does); otherwise it uses the true outlines. Returns the decks, the calibration
+    results and the messages of the refused calibrations (those decks' cards can then only
+    miss).
     """
     decks, results, refusals = DeckSet(()), [], []
     for name, deck_photos in zip(names, photos, strict=True):
@@ -245,12 +253,8 @@ class CandidateDetectors:
 
     @classmethod
     def from_files(cls, calibration: Path | None, game: Path | None) -> CandidateDetectors:
-        surveyor = survey_detector()
-
-        def load(path: Path | None) -> CardDetector | None:
-            return CardDetector(model_session(path.read_bytes(), path.name), surveyor) if path else None
-
-        return cls(load(calibration), load(game))
+        """Candidates from ONNX files (``None``: the shipped model for those photos)."""
+        return cls(*(behind_shipped_survey(path) if path else None for path in (calibration, game)))
 
     def find_calibration_cards(self, image: np.ndarray) -> CardDetections:
         """The cards a calibration keeps, as :func:`find_cards` finds them."""
@@ -259,7 +263,8 @@ class CandidateDetectors:
         return keep_card_sized(self.calibration.detect(image, CALIBRATION_DETECTOR_SETTINGS))
 
 
-def real_detections(scene, detector: CardDetector | None = None) -> tuple[CardDetections, np.ndarray]:
+def real_detections(scene, detector: CardDetector | None = None
+                    ) -> tuple[CardDetections, np.ndarray]:
     """The detector's cards (default: the shipped one), each matched to the rendered card under
     its centre (-1: none)."""
     from cardtally.vision.detect import detect_cards

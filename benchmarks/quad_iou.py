@@ -11,14 +11,18 @@ shipped survey model, as the shipped detector runs its own.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.detect import CardDetector, survey_detector
-from cardtally.vision.onnx_session import model_session
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare_detectors import behind_shipped_survey  # noqa: E402
+
+from cardtally.vision.detect import CardDetector
 
 
 def quad_iou(quad_a: np.ndarray, quad_b: np.ndarray) -> float:
@@ -36,12 +40,11 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=None,
                         help="a processing-pass ONNX file instead of the shipped one")
     args = parser.parse_args()
-    detector = CardDetector(
-        model_session(args.model.read_bytes(), args.model.name), survey_detector()
-    ) if args.model else CardDetector()
+    detector = behind_shipped_survey(args.model) if args.model else CardDetector()
     ious = []
     for seed in range(910_000, 910_000 + args.scenes):
-        options = SceneOptions(preset=args.preset, n_cards=(10, 40), image_wh=(1600, 1200), n_decks=4)
+        options = SceneOptions(preset=args.preset, n_cards=(10, 40), image_wh=(1600, 1200),
+                               n_decks=4)
         scene = render_scene(seed, options)
         detections = detector.detect(scene.image)
         for quad, (x, y) in zip(detections.quad_xy, detections.centre_xy, strict=True):

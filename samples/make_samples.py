@@ -4,8 +4,8 @@
 
 Three players' decks with distinct back designs; one calibration photo per deck (cards spread
 out, warm light), a centre photo (shingled rows with finger-wide strips, daylight) and a
-leftover photo (the piles spread out). The exact
-per-deck counts are written to samples/truth.json for the tests and the demo's check.
+leftover photo (the piles spread out). The exact per-deck counts are written to
+samples/truth.json for the tests and the demo's check.
 """
 
 from __future__ import annotations
