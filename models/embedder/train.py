@@ -49,8 +49,9 @@ def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
             for i in range(n)]
 
 
-def make_batch(seed: int, step: int) -> dict[str, np.ndarray]:
-    """All crops of one training step (deterministic in ``seed`` and ``step``)."""
+def make_batch(seed: int, step: int, spill_share: float = 0.0) -> dict[str, np.ndarray]:
+    """All crops of one training step (deterministic in ``seed``, ``step`` and ``spill_share``,
+    the share of views whose outline spills over a side: ``views.render_view``)."""
     from ..synth.designs import design_family, random_back_design
 
     rng = np.random.default_rng([seed, step])
@@ -62,12 +63,12 @@ def make_batch(seed: int, step: int) -> dict[str, np.ndarray]:
     crops, labels, face_up = [], [], []
     for label, design in enumerate(backs):
         for _ in range(VIEWS_PER_DESIGN):
-            crops.append(render_view(rng, design, everything)[0])
+            crops.append(render_view(rng, design, everything, spill_share)[0])
             labels.append(label)
             face_up.append(0.0)
     for design in fronts:
         for _ in range(VIEWS_PER_FRONT):
-            crops.append(render_view(rng, design, everything)[0])
+            crops.append(render_view(rng, design, everything, spill_share)[0])
             labels.append(-1)
             face_up.append(1.0)
     return {
@@ -78,8 +79,9 @@ def make_batch(seed: int, step: int) -> dict[str, np.ndarray]:
 
 
 class _Batches(IterableDataset):
-    def __init__(self, seed: int, first_step: int, last_step: int) -> None:
+    def __init__(self, seed: int, first_step: int, last_step: int, spill_share: float = 0.0) -> None:
         self.seed, self.first_step, self.last_step = seed, first_step, last_step
+        self.spill_share = spill_share
 
     def __iter__(self):
         # Each DataLoader worker gets its own copy of this object: take every n-th step only,
@@ -87,7 +89,7 @@ class _Batches(IterableDataset):
         info = get_worker_info()
         worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
         for step in range(self.first_step + worker, self.last_step, workers):
-            yield {k: torch.from_numpy(v) for k, v in make_batch(self.seed, step).items()}
+            yield {k: torch.from_numpy(v) for k, v in make_batch(self.seed, step, self.spill_share).items()}
 
 
 class DetectorBank:
@@ -208,6 +210,8 @@ def main() -> None:
                         help="bank decks per batch (with BANK_VIEWS crops each)")
     parser.add_argument("--bank-face-up", type=int, default=BANK_FACE_UP,
                         help="bank crops of face-up cards per batch")
+    parser.add_argument("--spill-share", type=float, default=0.0,
+                        help="share of views whose outline spills over one side (views.py)")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -242,7 +246,7 @@ def main() -> None:
         tmp.replace(path)
 
     started = time.monotonic()
-    loader = DataLoader(_Batches(args.seed, step, args.steps), batch_size=None,
+    loader = DataLoader(_Batches(args.seed, step, args.steps, args.spill_share), batch_size=None,
                         num_workers=args.workers, prefetch_factor=2 if args.workers else None,
                         persistent_workers=False)
     model.train()
