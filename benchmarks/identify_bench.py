@@ -34,7 +34,7 @@ from cardtally.models.embedder.scenes import (
 )
 from cardtally.models.synth.designs import design_family, load_design, random_back_design
 from cardtally.models.synth.photo import Lighting
-from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
+from cardtally.models.synth.scene import Scene, SceneOptions, render_calibration_photo, render_scene
 from cardtally.vision.calibrate import CALIBRATION_DETECTOR_SETTINGS, find_cards, keep_card_sized
 from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckSet
@@ -174,11 +174,19 @@ def identify_as_scenario_decks(crops: CardCrops, embeddings, decks: DeckSet,
     return np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index], np.int64)
 
 
+#: Called once per game photo with the scene, every detection and the card under its centre
+#: (-1: none), the detections identified (those on a card), their cards, the decks given to
+#: them and the true ones (``identify_outlines.py`` reads the outlines' errors with it).
+Observer = Callable[[Scene, tuple[CardDetections, np.ndarray], CardDetections, np.ndarray,
+                     np.ndarray, np.ndarray], None]
+
+
 def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: int,
               face_up_fraction: float, embedder: BackEmbedder, detector: str,
               white_balance: tuple[float, float], dump: list | None = None,
               settings: IdentifySettings | None = None, photos_per_deck: int = 1,
-              candidates: CandidateDetectors | None = None) -> None:
+              candidates: CandidateDetectors | None = None,
+              observe: Observer | None = None) -> None:
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
@@ -196,8 +204,10 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
                        for r in results if r.closest is not None]
     all_names = names + [f"uncal{k}" for k in range(uncalibrated)]
     scene = game_scene(rng, designs + extra, all_names, face_up_fraction, white_balance)
+    all_detections = None
     if detector == "real":
         detections, matched = real_detections(scene, candidates.game)
+        all_detections = (detections, matched)
         tally.missed += len(scene.cards) - len(set(matched[matched >= 0].tolist()))
         tally.false_detections += int((matched < 0).sum())
         keep = matched >= 0
@@ -221,6 +231,8 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
                      "thresholds": [p.threshold for p in decks.profiles],
                      "own_percentiles": own_percentiles, "kind": kind})
     want = expected_owner(scene, names)[matched]
+    if observe is not None:
+        observe(scene, all_detections or (detections, matched), detections, matched, got, want)
     strip = np.array([c.strip_px for c in scene.cards], np.float32)[matched]
     whole = np.array([c.visible_fraction >= 0.9 for c in scene.cards], bool)[matched]
     backs = want >= 0
