@@ -1,8 +1,8 @@
 """Train the back embedder on procedurally generated designs (never on real backs or photos).
 
 Every step draws fresh designs (``cardtally.models.synth.designs``): 32 random backs and two
-Ligretto-style families of 4 (same base, different symbol), 4 views each, plus 32 views of
-face-up fronts. Loss: supervised contrastive (multi-positive InfoNCE, one class per design) on the
+Ligretto-style families of 4 (same base, different symbol; ``--families`` sets how many), 4 views
+each, plus 32 views of face-up fronts. Loss: supervised contrastive (multi-positive InfoNCE, one class per design) on the
 back embeddings + binary cross-entropy of the face-up head. Data for step ``s`` is drawn from
 ``default_rng([seed, s])``, so a run is reproducible and resumes exactly after an interruption.
 
@@ -49,14 +49,16 @@ def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
             for i in range(n)]
 
 
-def make_batch(seed: int, step: int, spill_share: float = 0.0) -> dict[str, np.ndarray]:
-    """All crops of one training step (deterministic in ``seed``, ``step`` and ``spill_share``,
-    the share of views whose outline spills over a side: ``views.render_view``)."""
+def make_batch(seed: int, step: int, spill_share: float = 0.0,
+               families: int = FAMILIES) -> dict[str, np.ndarray]:
+    """All crops of one training step (deterministic in ``seed``, ``step``, ``spill_share``, the
+    share of views whose outline spills over a side: ``views.render_view``, and ``families``, the
+    number of Ligretto-style families of FAMILY_SIZE siblings among the designs)."""
     from ..synth.designs import design_family, random_back_design
 
     rng = np.random.default_rng([seed, step])
     backs = [random_back_design(rng) for _ in range(RANDOM_DESIGNS)]
-    for _ in range(FAMILIES):
+    for _ in range(families):
         backs += design_family(rng, n=FAMILY_SIZE)
     fronts = _fronts(rng, FRONT_DESIGNS)
     everything = backs + fronts
@@ -79,9 +81,10 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0) -> dict[str, np.n
 
 
 class _Batches(IterableDataset):
-    def __init__(self, seed: int, first_step: int, last_step: int, spill_share: float = 0.0) -> None:
+    def __init__(self, seed: int, first_step: int, last_step: int, spill_share: float = 0.0,
+                 families: int = FAMILIES) -> None:
         self.seed, self.first_step, self.last_step = seed, first_step, last_step
-        self.spill_share = spill_share
+        self.spill_share, self.families = spill_share, families
 
     def __iter__(self):
         # Each DataLoader worker gets its own copy of this object: take every n-th step only,
@@ -89,7 +92,8 @@ class _Batches(IterableDataset):
         info = get_worker_info()
         worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
         for step in range(self.first_step + worker, self.last_step, workers):
-            yield {k: torch.from_numpy(v) for k, v in make_batch(self.seed, step, self.spill_share).items()}
+            batch = make_batch(self.seed, step, self.spill_share, self.families)
+            yield {k: torch.from_numpy(v) for k, v in batch.items()}
 
 
 class DetectorBank:
@@ -172,6 +176,37 @@ def validation_set(seed: int, n_designs: int = 48, views: int = 5) -> tuple[np.n
     return np.stack(crops), np.array(labels)
 
 
+def family_validation_set(seed: int, n_families: int = 12,
+                          views: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed held-out views of Ligretto-style families (labels: family * FAMILY_SIZE + sibling),
+    to follow how well siblings, which differ only by their symbol, are told apart."""
+    from ..synth.designs import design_family
+
+    rng = np.random.default_rng([seed, 10**9 + 1])
+    crops, labels = [], []
+    for family in range(n_families):
+        siblings = design_family(rng, n=FAMILY_SIZE)
+        for k, design in enumerate(siblings):
+            for _ in range(views):
+                crops.append(render_view(rng, design, siblings)[0])
+                labels.append(family * FAMILY_SIZE + k)
+    return np.stack(crops), np.array(labels)
+
+
+@torch.no_grad()
+def sibling_accuracy(model: BackEmbedder, crops: np.ndarray, labels: np.ndarray) -> float:
+    """Leave-one-out nearest-neighbour accuracy among each family's own views (chance is about
+    1 in FAMILY_SIZE)."""
+    model.eval()
+    emb, _ = model(torch.from_numpy(crops))
+    model.train()
+    sim = (emb @ emb.T).numpy()
+    np.fill_diagonal(sim, -2)
+    family = labels // FAMILY_SIZE
+    sim[family[:, None] != family[None, :]] = -2
+    return float(np.mean(labels[sim.argmax(1)] == labels))
+
+
 @torch.no_grad()
 def evaluate(model: BackEmbedder, crops: np.ndarray, labels: np.ndarray) -> dict[str, float]:
     """Leave-one-out nearest-neighbour accuracy and same/different similarity statistics."""
@@ -212,6 +247,8 @@ def main() -> None:
                         help="bank crops of face-up cards per batch")
     parser.add_argument("--spill-share", type=float, default=0.0,
                         help="share of views whose outline spills over one side (views.py)")
+    parser.add_argument("--families", type=int, default=FAMILIES,
+                        help="Ligretto-style families of 4 siblings among each batch's designs")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -237,6 +274,7 @@ def main() -> None:
         print(f"resumed at step {step}", file=log, flush=True)
 
     val_crops, val_labels = validation_set(args.seed)
+    family_crops, family_labels = family_validation_set(args.seed)
     bank = DetectorBank.load(args.bank) if args.bank else None
 
     def save(path: Path) -> None:
@@ -246,7 +284,8 @@ def main() -> None:
         tmp.replace(path)
 
     started = time.monotonic()
-    loader = DataLoader(_Batches(args.seed, step, args.steps, args.spill_share), batch_size=None,
+    loader = DataLoader(_Batches(args.seed, step, args.steps, args.spill_share, args.families),
+                        batch_size=None,
                         num_workers=args.workers, prefetch_factor=2 if args.workers else None,
                         persistent_workers=False)
     model.train()
@@ -283,6 +322,7 @@ def main() -> None:
                   f"lr {_lr(step, args.steps, args.lr):.5f} min {elapsed:.1f}", file=log, flush=True)
         if step % 100 == 0 or step == args.steps:
             stats = evaluate(model, val_crops, val_labels)
+            stats["sibling_nn"] = sibling_accuracy(model, family_crops, family_labels)
             print(f"val step {step} " + " ".join(f"{k} {v:.4f}" for k, v in stats.items()),
                   file=log, flush=True)
             save(ckpt_path)
