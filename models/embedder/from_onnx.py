@@ -22,8 +22,8 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
+from .batches import make_batch
 from .net import BackEmbedder
-from .train import make_batch
 
 #: Seed of the training views whose statistics the rebuilt BatchNorm layers take.
 CALIBRATION_SEED = 424242

@@ -1,10 +1,11 @@
 """Train the back embedder on procedurally generated designs (never on real backs or photos).
 
-Every step draws fresh designs (``cardtally.models.synth.designs``): 32 random backs and two
-Ligretto-style families of 4 (same base, different symbol; ``--families`` sets how many), 4 views
-each, plus 32 views of face-up fronts. Loss: supervised contrastive (multi-positive InfoNCE, one class per design) on the
-back embeddings + binary cross-entropy of the face-up head. Data for step ``s`` is drawn from
-``default_rng([seed, s])``, so a run is reproducible and resumes exactly after an interruption.
+Every step draws fresh designs (``batches.make_batch``): 32 random backs and two Ligretto-style
+families of 4 (same base, different symbol; ``--families`` sets how many), 4 views each, plus 32
+views of face-up fronts. Loss: supervised contrastive (multi-positive InfoNCE, one class per
+design) on the back embeddings + binary cross-entropy of the face-up head. Data for step ``s``
+is drawn from ``default_rng([seed, s])``, so a run is reproducible and resumes exactly after an
+interruption.
 
     python -m cardtally.models.embedder.train --out runs/embedder --steps 1400 --max-minutes 48
 """
@@ -21,63 +22,15 @@ import torch
 from torch.nn import functional as F
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
+from .batches import FAMILIES, FAMILY_SIZE, family_validation_set, make_batch, validation_set
 from .net import BackEmbedder
-from .views import render_view
 
-RANDOM_DESIGNS = 32
-FAMILIES = 2
-FAMILY_SIZE = 4
-VIEWS_PER_DESIGN = 4
-FRONT_DESIGNS = 16
-VIEWS_PER_FRONT = 2
 TEMPERATURE = 0.1
 #: With ``--bank``: detector-cut crops of this many decks, this many views each, per batch.
 BANK_CLASSES = 8
 BANK_VIEWS = 4
 #: With ``--bank``: detector-cut crops of face-up cards per batch (when the bank has them).
 BANK_FACE_UP = 16
-
-
-def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
-    from .fronts import random_front as own_front
-
-    try:  # the scene renderer's fronts, when it has them, widen what "face up" means
-        from ..synth.fronts import random_front as synth_front
-    except ImportError:
-        synth_front = None
-    return [synth_front(rng) if synth_front is not None and i % 2 else own_front(rng)
-            for i in range(n)]
-
-
-def make_batch(seed: int, step: int, spill_share: float = 0.0,
-               families: int = FAMILIES) -> dict[str, np.ndarray]:
-    """All crops of one training step (deterministic in ``seed``, ``step``, ``spill_share``, the
-    share of views whose outline spills over a side: ``views.render_view``, and ``families``, the
-    number of Ligretto-style families of FAMILY_SIZE siblings among the designs)."""
-    from ..synth.designs import design_family, random_back_design
-
-    rng = np.random.default_rng([seed, step])
-    backs = [random_back_design(rng) for _ in range(RANDOM_DESIGNS)]
-    for _ in range(families):
-        backs += design_family(rng, n=FAMILY_SIZE)
-    fronts = _fronts(rng, FRONT_DESIGNS)
-    everything = backs + fronts
-    crops, labels, face_up = [], [], []
-    for label, design in enumerate(backs):
-        for _ in range(VIEWS_PER_DESIGN):
-            crops.append(render_view(rng, design, everything, spill_share)[0])
-            labels.append(label)
-            face_up.append(0.0)
-    for design in fronts:
-        for _ in range(VIEWS_PER_FRONT):
-            crops.append(render_view(rng, design, everything, spill_share)[0])
-            labels.append(-1)
-            face_up.append(1.0)
-    return {
-        "crops": np.stack(crops).astype(np.float32),
-        "labels": np.array(labels, np.int64),
-        "face_up": np.array(face_up, np.float32),
-    }
 
 
 class _Batches(IterableDataset):
@@ -160,37 +113,6 @@ def _lr(step: int, total: int, peak: float, warmup: int = 60) -> float:
         return peak * (step + 1) / warmup
     progress = (step - warmup) / max(1, total - warmup)
     return peak * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0))))
-
-
-def validation_set(seed: int, n_designs: int = 48, views: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    """Fixed held-out views (designs from a seed never used for training batches)."""
-    from ..synth.designs import random_back_design
-
-    rng = np.random.default_rng([seed, 10**9])
-    designs = [random_back_design(rng) for _ in range(n_designs)]
-    crops, labels = [], []
-    for label, design in enumerate(designs):
-        for _ in range(views):
-            crops.append(render_view(rng, design, designs)[0])
-            labels.append(label)
-    return np.stack(crops), np.array(labels)
-
-
-def family_validation_set(seed: int, n_families: int = 12,
-                          views: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    """Fixed held-out views of Ligretto-style families (labels: family * FAMILY_SIZE + sibling),
-    to follow how well siblings, which differ only by their symbol, are told apart."""
-    from ..synth.designs import design_family
-
-    rng = np.random.default_rng([seed, 10**9 + 1])
-    crops, labels = [], []
-    for family in range(n_families):
-        siblings = design_family(rng, n=FAMILY_SIZE)
-        for k, design in enumerate(siblings):
-            for _ in range(views):
-                crops.append(render_view(rng, design, siblings)[0])
-                labels.append(family * FAMILY_SIZE + k)
-    return np.stack(crops), np.array(labels)
 
 
 @torch.no_grad()
