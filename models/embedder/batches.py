@@ -69,12 +69,7 @@ def validation_set(seed: int, n_designs: int = 48, views: int = 5) -> tuple[np.n
 
     rng = np.random.default_rng([seed, 10**9])
     designs = [random_back_design(rng) for _ in range(n_designs)]
-    crops, labels = [], []
-    for label, design in enumerate(designs):
-        for _ in range(views):
-            crops.append(render_view(rng, design, designs)[0])
-            labels.append(label)
-    return np.stack(crops), np.array(labels)
+    return _views_of(rng, designs, views)
 
 
 def family_validation_set(seed: int, n_families: int = 12,
@@ -84,11 +79,15 @@ def family_validation_set(seed: int, n_families: int = 12,
     from ..synth.designs import design_family
 
     rng = np.random.default_rng([seed, 10**9 + 1])
-    crops, labels = [], []
-    for family in range(n_families):
-        siblings = design_family(rng, n=FAMILY_SIZE)
-        for k, design in enumerate(siblings):
-            for _ in range(views):
-                crops.append(render_view(rng, design, siblings)[0])
-                labels.append(family * FAMILY_SIZE + k)
-    return np.stack(crops), np.array(labels)
+    parts = [_views_of(rng, design_family(rng, n=FAMILY_SIZE), views)
+             for _ in range(n_families)]
+    crops = np.concatenate([c for c, _ in parts])
+    labels = np.concatenate([family * FAMILY_SIZE + lab for family, (_, lab) in enumerate(parts)])
+    return crops, labels
+
+
+def _views_of(rng: np.random.Generator, designs: list[np.ndarray],
+              views: int) -> tuple[np.ndarray, np.ndarray]:
+    """``views`` views of each design (label: its index), the others lying on top."""
+    crops = [render_view(rng, design, designs)[0] for design in designs for _ in range(views)]
+    return np.stack(crops), np.repeat(np.arange(len(designs)), views)

@@ -116,27 +116,28 @@ def _lr(step: int, total: int, peak: float, warmup: int = 60) -> float:
 
 
 @torch.no_grad()
-def sibling_accuracy(model: BackEmbedder, crops: np.ndarray, labels: np.ndarray) -> float:
-    """Leave-one-out nearest-neighbour accuracy among each family's own views (chance is about
-    1 in FAMILY_SIZE)."""
+def _other_view_similarity(model: BackEmbedder, crops: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every view to every other (-2 to itself), in eval mode."""
     model.eval()
     emb, _ = model(torch.from_numpy(crops))
     model.train()
     sim = (emb @ emb.T).numpy()
     np.fill_diagonal(sim, -2)
+    return sim
+
+
+def sibling_accuracy(model: BackEmbedder, crops: np.ndarray, labels: np.ndarray) -> float:
+    """Leave-one-out nearest-neighbour accuracy among each family's own views (chance is about
+    1 in FAMILY_SIZE)."""
+    sim = _other_view_similarity(model, crops)
     family = labels // FAMILY_SIZE
     sim[family[:, None] != family[None, :]] = -2
     return float(np.mean(labels[sim.argmax(1)] == labels))
 
 
-@torch.no_grad()
 def evaluate(model: BackEmbedder, crops: np.ndarray, labels: np.ndarray) -> dict[str, float]:
     """Leave-one-out nearest-neighbour accuracy and same/different similarity statistics."""
-    model.eval()
-    emb, _ = model(torch.from_numpy(crops))
-    model.train()
-    sim = (emb @ emb.T).numpy()
-    np.fill_diagonal(sim, -2)
+    sim = _other_view_similarity(model, crops)
     nn_acc = float(np.mean(labels[sim.argmax(1)] == labels))
     same = labels[:, None] == labels[None, :]
     np.fill_diagonal(same, False)
