@@ -9,6 +9,7 @@ each, plus 32 views of face-up fronts. Data for step ``s`` is drawn from
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from .views import render_view
@@ -19,6 +20,22 @@ FAMILY_SIZE = 4
 VIEWS_PER_DESIGN = 4
 FRONT_DESIGNS = 16
 VIEWS_PER_FRONT = 2
+#: A sibling's view shows its symbol when the cards on top leave at least this share of one of
+#: its symbols visible (``telling_masks``: where the siblings differ).
+SHOWS_SYMBOL_SHARE = 0.4
+
+
+def telling_masks(family: list[np.ndarray]) -> list[np.ndarray]:
+    """Where the designs of one family differ, one 0/1 float mask per symbol place (the centre,
+    and the corners on backs that repeat the symbol there)."""
+    first = family[0].astype(np.int16)
+    differs = np.zeros(first.shape[:2], np.uint8)
+    for sibling in family[1:]:
+        differs |= (np.abs(sibling.astype(np.int16) - first).max(axis=2) > 8).astype(np.uint8)
+    # A symbol's parts (a crown's points, a heart drawn thin) join into one place.
+    joined = cv2.dilate(differs, np.ones((15, 15), np.uint8))
+    n, places = cv2.connectedComponents(joined)
+    return [((places == k) & (differs > 0)).astype(np.float32) for k in range(1, n)]
 
 
 def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
@@ -36,30 +53,46 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0,
                families: int = FAMILIES) -> dict[str, np.ndarray]:
     """All crops of one training step (deterministic in ``seed``, ``step``, ``spill_share``, the
     share of views whose outline spills over a side: ``views.render_view``, and ``families``, the
-    number of Ligretto-style families of FAMILY_SIZE siblings among the designs)."""
+    number of Ligretto-style families of FAMILY_SIZE siblings among the designs).
+
+    Besides crops, labels (design index, -1 for face-up fronts) and face-up flags, a batch says
+    which family each view's design belongs to (-1 for none) and whether a sibling's view shows
+    its symbol (1 for views of designs without siblings), so that the loss can leave alone the
+    pairs of siblings that no eye could tell apart."""
     from ..synth.designs import design_family, random_back_design
 
     rng = np.random.default_rng([seed, step])
     backs = [random_back_design(rng) for _ in range(RANDOM_DESIGNS)]
-    for _ in range(families):
-        backs += design_family(rng, n=FAMILY_SIZE)
+    family_of, masks = [-1] * RANDOM_DESIGNS, [None] * RANDOM_DESIGNS
+    for family in range(families):
+        siblings = design_family(rng, n=FAMILY_SIZE)
+        backs += siblings
+        family_of += [family] * FAMILY_SIZE
+        masks += [telling_masks(siblings)] * FAMILY_SIZE
     fronts = _fronts(rng, FRONT_DESIGNS)
     everything = backs + fronts
-    crops, labels, face_up = [], [], []
+    crops, labels, face_up, shows = [], [], [], []
     for label, design in enumerate(backs):
         for _ in range(VIEWS_PER_DESIGN):
-            crops.append(render_view(rng, design, everything, spill_share)[0])
+            crop, told = render_view(rng, design, everything, spill_share, masks[label])
+            crops.append(crop)
             labels.append(label)
             face_up.append(0.0)
+            shows.append(masks[label] is None or told >= SHOWS_SYMBOL_SHARE)
     for design in fronts:
         for _ in range(VIEWS_PER_FRONT):
             crops.append(render_view(rng, design, everything, spill_share)[0])
             labels.append(-1)
             face_up.append(1.0)
+            shows.append(True)
+    n_fronts = FRONT_DESIGNS * VIEWS_PER_FRONT
     return {
         "crops": np.stack(crops).astype(np.float32),
         "labels": np.array(labels, np.int64),
         "face_up": np.array(face_up, np.float32),
+        "family": np.array([f for f in family_of for _ in range(VIEWS_PER_DESIGN)]
+                           + [-1] * n_fronts, np.int64),
+        "shows_symbol": np.array(shows, bool),
     }
 
 

@@ -3,7 +3,9 @@
 Every step draws fresh designs (``batches.make_batch``): 32 random backs and two Ligretto-style
 families of 4 (same base, different symbol; ``--families`` sets how many), 4 views each, plus 32
 views of face-up fronts. Loss: supervised contrastive (multi-positive InfoNCE, one class per
-design) on the back embeddings + binary cross-entropy of the face-up head. Data for step ``s``
+design) on the back embeddings + binary cross-entropy of the face-up head. With
+``--blind-siblings`` the pairs of sibling views where one hides its symbol (``batches``) are left
+out of the contrastive loss: they look the same, so no label can say they differ. Data for step ``s``
 is drawn from ``default_rng([seed, s])``, so a run is reproducible and resumes exactly after an
 interruption.
 
@@ -93,19 +95,35 @@ class DetectorBank:
             "crops": torch.cat([batch["crops"], torch.from_numpy(crops)]),
             "labels": torch.cat([batch["labels"], torch.tensor(labels, dtype=torch.int64)]),
             "face_up": torch.cat([batch["face_up"], torch.tensor(face_up)]),
+            # Bank decks have no siblings in the batch, and their crops count as telling.
+            "family": torch.cat([batch["family"], torch.full((len(labels),), -1)]),
+            "shows_symbol": torch.cat([batch["shows_symbol"], torch.ones(len(labels), dtype=torch.bool)]),
         }
 
 
-def supcon_loss(embedding: torch.Tensor, labels: torch.Tensor, temperature: float) -> torch.Tensor:
-    """Supervised contrastive loss (Khosla et al. 2020) over unit embeddings."""
+def supcon_loss(embedding: torch.Tensor, labels: torch.Tensor, temperature: float,
+                ignored: torch.Tensor | None = None) -> torch.Tensor:
+    """Supervised contrastive loss (Khosla et al. 2020) over unit embeddings; ``ignored`` pairs
+    (a boolean matrix) are neither pulled together nor pushed apart."""
     logits = embedding @ embedding.T / temperature
     n = len(labels)
     self_mask = torch.eye(n, dtype=torch.bool)
-    logits = logits.masked_fill(self_mask, -1e9)
+    logits = logits.masked_fill(self_mask if ignored is None else self_mask | ignored, -1e9)
     positives = (labels[:, None] == labels[None, :]) & ~self_mask
+    if ignored is not None:
+        positives &= ~ignored
     log_prob = logits - torch.logsumexp(logits, dim=1, keepdim=True)
     per_anchor = -(log_prob * positives).sum(1) / positives.sum(1).clamp(min=1)
     return per_anchor.mean()
+
+
+def blind_sibling_pairs(labels: torch.Tensor, family: torch.Tensor,
+                        shows_symbol: torch.Tensor) -> torch.Tensor:
+    """Pairs of views of two siblings where one view hides its symbol: nothing in the pixels
+    tells them apart, so pushing them apart would only teach the network noise."""
+    siblings = (family[:, None] == family[None, :]) & (family[:, None] >= 0)
+    siblings &= labels[:, None] != labels[None, :]
+    return siblings & ~(shows_symbol[:, None] & shows_symbol[None, :])
 
 
 def _lr(step: int, total: int, peak: float, warmup: int = 60) -> float:
@@ -172,6 +190,8 @@ def main() -> None:
                         help="share of views whose outline spills over one side (views.py)")
     parser.add_argument("--families", type=int, default=FAMILIES,
                         help="Ligretto-style families of 4 siblings among each batch's designs")
+    parser.add_argument("--blind-siblings", action="store_true",
+                        help="leave alone pairs of sibling views where one hides its symbol")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -218,7 +238,10 @@ def main() -> None:
     def update(batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         emb, face_logit = model(batch["crops"])
         back = batch["labels"] >= 0
-        loss_metric = supcon_loss(emb[back], batch["labels"][back], TEMPERATURE)
+        labels = batch["labels"][back]
+        ignored = (blind_sibling_pairs(labels, batch["family"][back], batch["shows_symbol"][back])
+                   if args.blind_siblings else None)
+        loss_metric = supcon_loss(emb[back], labels, TEMPERATURE, ignored)
         loss_face = F.binary_cross_entropy_with_logits(face_logit, batch["face_up"])
         opt.zero_grad()
         (loss_metric + 0.5 * loss_face).backward()

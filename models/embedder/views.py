@@ -81,6 +81,19 @@ def _paste(canvas: np.ndarray, design: np.ndarray, quad_xy: np.ndarray) -> np.nd
     return mask_f[..., 0]
 
 
+def _warp_share(design_mask: np.ndarray, quad_xy: np.ndarray, visible: np.ndarray) -> float:
+    """Share of ``design_mask`` (a float mask in design coordinates) left visible once the design
+    lies on ``quad_xy`` and ``visible`` (canvas mask) says what the cards on top leave of it."""
+    card_w_px = float(np.linalg.norm(quad_xy[1] - quad_xy[0]))
+    target_wh = (max(8, int(card_w_px * 1.3)), max(12, int(card_w_px * 1.3 * CARD_ASPECT)))
+    small = cv2.resize(design_mask.astype(np.float32), target_wh, interpolation=cv2.INTER_AREA)
+    src = np.array([[0, 0], [target_wh[0], 0], [target_wh[0], target_wh[1]], [0, target_wh[1]]],
+                   np.float32)
+    warp = cv2.getPerspectiveTransform(src, quad_xy.astype(np.float32))
+    warped = cv2.warpPerspective(small, warp, visible.shape[::-1], flags=cv2.INTER_LINEAR)
+    return float((warped * visible).sum() / max(float(warped.sum()), 1e-6))
+
+
 def _shadow(canvas: np.ndarray, quad_xy: np.ndarray, rng: np.random.Generator) -> None:
     mask = np.zeros(canvas.shape[:2], np.float32)
     offset = rng.normal(0, 2.0, 2).astype(np.float32)
@@ -183,11 +196,15 @@ def _detected_polygon(rng: np.random.Generator, visible: np.ndarray,
 
 
 def render_view(rng: np.random.Generator, design: np.ndarray,
-                others: list[np.ndarray], spill_share: float = 0.0) -> tuple[np.ndarray, float]:
+                others: list[np.ndarray], spill_share: float = 0.0,
+                telling_masks: list[np.ndarray] | None = None) -> tuple[np.ndarray, float]:
     """One training view of ``design``: model input (4, 64, 64) and the visible fraction.
 
     ``others`` are designs for the cards lying on top (any, including face-up fronts);
     ``spill_share`` of the views get an outline that spills over one side (``_detected_polygon``).
+    With ``telling_masks`` (design coordinates: the places where the design differs from its
+    siblings), the second value is instead the largest share of one place left visible. Neither
+    choice draws from ``rng``, so the views are the same either way.
     """
     for _ in range(6):
         card_w_px = float(np.exp(rng.uniform(np.log(40), np.log(160))))
@@ -206,6 +223,8 @@ def render_view(rng: np.random.Generator, design: np.ndarray,
         fraction = float(visible.sum() / max(cv2.contourArea(quad), 1.0))
         if fraction < 0.05:
             continue
+        if telling_masks is not None:
+            fraction_told = max((_warp_share(m, quad, visible) for m in telling_masks), default=0.0)
         # Only the card's neighbourhood matters to the crop: process just that.
         x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 6, 0)
         x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 6, size)
@@ -224,8 +243,8 @@ def render_view(rng: np.random.Generator, design: np.ndarray,
             # A strip at the card's end lies mostly outside the turned quad; the detector
             # centres its quad on what it sees, so it would not lose most of the strip.
             if seen_turned >= 0.5 * seen:
-                return turned, fraction
-        return pixels, fraction
+                return turned, fraction if telling_masks is None else fraction_told
+        return pixels, fraction if telling_masks is None else fraction_told
     # Give up on occlusion: a whole card always works.
     canvas = _table(rng, size)
     _paste(canvas, design, quad)

@@ -52,3 +52,17 @@ def test_a_zero_spill_share_keeps_the_training_stream():
     cv2.setRNGSeed(1)
     zero = views.render_view(np.random.default_rng(9), designs[0], designs, spill_share=0.0)
     assert np.array_equal(default[0], zero[0]) and default[1] == zero[1]
+
+
+def test_asking_what_a_view_shows_of_its_symbols_keeps_the_training_stream():
+    from cardtally.models.embedder.batches import telling_masks
+    from cardtally.models.synth.designs import design_family
+
+    family = design_family(np.random.default_rng(5), n=4)
+    for seed in range(4):
+        cv2.setRNGSeed(1)
+        plain = views.render_view(np.random.default_rng(seed), family[0], family)
+        cv2.setRNGSeed(1)
+        told = views.render_view(np.random.default_rng(seed), family[0], family,
+                                 telling_masks=telling_masks(family))
+        assert np.array_equal(plain[0], told[0]) and 0.0 <= told[1] <= 1.0
