@@ -62,9 +62,8 @@ def _card_quad(centre_xy: np.ndarray, card_w_px: float, angle: float) -> np.ndar
     return (corners @ rot.T + centre_xy).astype(np.float32)
 
 
-def _paste(canvas: np.ndarray, design: np.ndarray, quad_xy: np.ndarray) -> np.ndarray:
-    """Warp ``design`` onto ``quad_xy`` of ``canvas`` in place; return the card's mask (float)."""
-    size = canvas.shape[1], canvas.shape[0]
+def _warp_design(design: np.ndarray, quad_xy: np.ndarray, size_wh: tuple[int, int]) -> np.ndarray:
+    """``design`` (or a mask in its coordinates) warped onto ``quad_xy`` of a ``size_wh`` canvas."""
     card_w_px = float(np.linalg.norm(quad_xy[1] - quad_xy[0]))
     # Shrink the design to about its on-screen size first so the warp does not alias.
     target_wh = (max(8, int(card_w_px * 1.3)), max(12, int(card_w_px * 1.3 * CARD_ASPECT)))
@@ -72,7 +71,13 @@ def _paste(canvas: np.ndarray, design: np.ndarray, quad_xy: np.ndarray) -> np.nd
     src = np.array([[0, 0], [target_wh[0], 0], [target_wh[0], target_wh[1]], [0, target_wh[1]]],
                    np.float32)
     warp = cv2.getPerspectiveTransform(src, quad_xy.astype(np.float32))
-    pixels = cv2.warpPerspective(small, warp, size, flags=cv2.INTER_LINEAR).astype(np.float32)
+    return cv2.warpPerspective(small, warp, size_wh, flags=cv2.INTER_LINEAR)
+
+
+def _paste(canvas: np.ndarray, design: np.ndarray, quad_xy: np.ndarray) -> np.ndarray:
+    """Warp ``design`` onto ``quad_xy`` of ``canvas`` in place; return the card's mask (float)."""
+    size = canvas.shape[1], canvas.shape[0]
+    pixels = _warp_design(design, quad_xy, size).astype(np.float32)
     mask = np.zeros(canvas.shape[:2], np.uint8)
     cv2.fillConvexPoly(mask, np.round(quad_xy * 4).astype(np.int32), 1, cv2.LINE_AA, shift=2)
     mask_f = mask.astype(np.float32)[..., None]
@@ -84,13 +89,7 @@ def _paste(canvas: np.ndarray, design: np.ndarray, quad_xy: np.ndarray) -> np.nd
 def _warp_share(design_mask: np.ndarray, quad_xy: np.ndarray, visible: np.ndarray) -> float:
     """Share of ``design_mask`` (a float mask in design coordinates) left visible once the design
     lies on ``quad_xy`` and ``visible`` (canvas mask) says what the cards on top leave of it."""
-    card_w_px = float(np.linalg.norm(quad_xy[1] - quad_xy[0]))
-    target_wh = (max(8, int(card_w_px * 1.3)), max(12, int(card_w_px * 1.3 * CARD_ASPECT)))
-    small = cv2.resize(design_mask.astype(np.float32), target_wh, interpolation=cv2.INTER_AREA)
-    src = np.array([[0, 0], [target_wh[0], 0], [target_wh[0], target_wh[1]], [0, target_wh[1]]],
-                   np.float32)
-    warp = cv2.getPerspectiveTransform(src, quad_xy.astype(np.float32))
-    warped = cv2.warpPerspective(small, warp, visible.shape[::-1], flags=cv2.INTER_LINEAR)
+    warped = _warp_design(design_mask.astype(np.float32), quad_xy, visible.shape[::-1])
     return float((warped * visible).sum() / max(float(warped.sum()), 1e-6))
 
 
