@@ -56,19 +56,24 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0,
     number of Ligretto-style families of FAMILY_SIZE siblings among the designs).
 
     Besides crops, labels (design index, -1 for face-up fronts) and face-up flags, a batch says
-    which family each view's design belongs to (-1 for none) and whether a sibling's view shows
-    its symbol (1 for views of designs without siblings), so that the loss can leave alone the
-    pairs of siblings that no eye could tell apart."""
-    from ..synth.designs import design_family, random_back_design
+    which family each view's design belongs to (-1 for none), its symbol (index in
+    ``synth.symbols.SYMBOL_NAMES``, -1 for none) and whether a sibling's view shows its symbol
+    (1 for views of designs without siblings), so that the loss can leave alone the pairs of
+    siblings that no eye could tell apart."""
+    from ..synth.designs import named_design_family, random_back_design
+    from ..synth.symbols import SYMBOL_NAMES
 
     rng = np.random.default_rng([seed, step])
     backs = [random_back_design(rng) for _ in range(RANDOM_DESIGNS)]
     family_of, masks = [-1] * RANDOM_DESIGNS, [None] * RANDOM_DESIGNS
+    symbols = [-1] * RANDOM_DESIGNS
     for family in range(families):
-        siblings = design_family(rng, n=FAMILY_SIZE)
+        named = named_design_family(rng, n=FAMILY_SIZE)
+        siblings = [design for _, design in named]
         backs += siblings
         family_of += [family] * FAMILY_SIZE
         masks += [telling_masks(siblings)] * FAMILY_SIZE
+        symbols += [SYMBOL_NAMES.index(name) for name, _ in named]
     fronts = _fronts(rng, FRONT_DESIGNS)
     everything = backs + fronts
     crops, labels, face_up, shows = [], [], [], []
@@ -93,6 +98,8 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0,
         "family": np.array([f for f in family_of for _ in range(VIEWS_PER_DESIGN)]
                            + [-1] * n_fronts, np.int64),
         "shows_symbol": np.array(shows, bool),
+        "symbol": np.array([k for k in symbols for _ in range(VIEWS_PER_DESIGN)]
+                           + [-1] * n_fronts, np.int64),
     }
 
 

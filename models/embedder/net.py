@@ -12,6 +12,8 @@ from torch.nn import functional as F
 
 EMBEDDING_DIM = 128
 WIDTHS = (24, 48, 96, 160)
+#: Length of the pooled feature vector (mean and max of the last stage).
+POOLED_DIM = 2 * WIDTHS[-1]
 
 
 def _conv_bn(c_in: int, c_out: int, stride: int) -> nn.Sequential:
@@ -56,8 +58,14 @@ class BackEmbedder(nn.Module):
         self.face_up = nn.Linear(2 * c_in, 1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        embedding, face_up_logit, _ = self.forward_pooled(x)
+        return embedding, face_up_logit
+
+    def forward_pooled(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``forward``'s outputs and the pooled features they come from (for training heads
+        that the exported model leaves out)."""
         f = self.features(x)
         # Max pooling keeps small distinctive marks (a family symbol) that the mean dilutes.
         pooled = torch.cat([f.mean(dim=(2, 3)), f.amax(dim=(2, 3))], dim=1)
         embedding = F.normalize(self.neck(self.embed(pooled)), dim=1)
-        return embedding, self.face_up(pooled).squeeze(1)
+        return embedding, self.face_up(pooled).squeeze(1), pooled

@@ -5,7 +5,9 @@ families of 4 (same base, different symbol; ``--families`` sets how many), 4 vie
 views of face-up fronts. Loss: supervised contrastive (multi-positive InfoNCE, one class per
 design) on the back embeddings + binary cross-entropy of the face-up head. With
 ``--blind-siblings`` the pairs of sibling views where one hides its symbol (``batches``) are left
-out of the contrastive loss: they look the same, so no label can say they differ. Data for step ``s``
+out of the contrastive loss: they look the same, so no label can say they differ. With
+``--symbol-weight`` a head on the pooled features, left out of the export, names the symbol of
+every sibling view that shows it (cross-entropy over ``synth.symbols.SYMBOL_NAMES``). Data for step ``s``
 is drawn from ``default_rng([seed, s])``, so a run is reproducible and resumes exactly after an
 interruption.
 
@@ -21,11 +23,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch import nn
 from torch.nn import functional as F
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
+from ..synth.symbols import SYMBOL_NAMES
 from .batches import FAMILIES, FAMILY_SIZE, family_validation_set, make_batch, validation_set
-from .net import BackEmbedder
+from .net import POOLED_DIM, BackEmbedder
 
 TEMPERATURE = 0.1
 #: With ``--bank``: detector-cut crops of this many decks, this many views each, per batch.
@@ -98,6 +102,7 @@ class DetectorBank:
             # Bank decks have no siblings in the batch, and their crops count as telling.
             "family": torch.cat([batch["family"], torch.full((len(labels),), -1)]),
             "shows_symbol": torch.cat([batch["shows_symbol"], torch.ones(len(labels), dtype=torch.bool)]),
+            "symbol": torch.cat([batch["symbol"], torch.full((len(labels),), -1)]),
         }
 
 
@@ -192,6 +197,9 @@ def main() -> None:
                         help="Ligretto-style families of 4 siblings among each batch's designs")
     parser.add_argument("--blind-siblings", action="store_true",
                         help="leave alone pairs of sibling views where one hides its symbol")
+    parser.add_argument("--symbol-weight", type=float, default=0.0,
+                        help="weight of a training-only head naming the symbol of sibling views "
+                             "that show it (0: no head)")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -201,7 +209,10 @@ def main() -> None:
     log = (args.out / "train.log").open("a")
 
     model = BackEmbedder()
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    # Naming the symbol teaches the trunk its shape; the export keeps only the embedder.
+    symbol_head = nn.Linear(POOLED_DIM, len(SYMBOL_NAMES)) if args.symbol_weight > 0 else None
+    params = list(model.parameters()) + (list(symbol_head.parameters()) if symbol_head else [])
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=1e-4)
     step = 0
     if args.init_from is not None and not ckpt_path.exists():
         init = torch.load(args.init_from, weights_only=False)["model"]
@@ -212,6 +223,8 @@ def main() -> None:
     if ckpt_path.exists():
         state = torch.load(ckpt_path, weights_only=False)
         model.load_state_dict(state["model"])
+        if symbol_head is not None:
+            symbol_head.load_state_dict(state["symbol_head"])
         opt.load_state_dict(state["opt"])
         step = state["step"]
         print(f"resumed at step {step}", file=log, flush=True)
@@ -222,8 +235,9 @@ def main() -> None:
 
     def save(path: Path) -> None:
         tmp = path.with_suffix(".tmp")
+        extra = {"symbol_head": symbol_head.state_dict()} if symbol_head is not None else {}
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
-                    "args": vars(args)}, tmp)
+                    "args": vars(args), **extra}, tmp)
         tmp.replace(path)
 
     started = time.monotonic()
@@ -235,18 +249,22 @@ def main() -> None:
     recent: list[dict[str, torch.Tensor]] = []
     replay_rng = np.random.default_rng([args.seed, 77])
 
-    def update(batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        emb, face_logit = model(batch["crops"])
+    def update(batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        emb, face_logit, pooled = model.forward_pooled(batch["crops"])
         back = batch["labels"] >= 0
         labels = batch["labels"][back]
         ignored = (blind_sibling_pairs(labels, batch["family"][back], batch["shows_symbol"][back])
                    if args.blind_siblings else None)
         loss_metric = supcon_loss(emb[back], labels, TEMPERATURE, ignored)
         loss_face = F.binary_cross_entropy_with_logits(face_logit, batch["face_up"])
+        loss_symbol = torch.zeros(())
+        named = (batch["symbol"] >= 0) & batch["shows_symbol"]
+        if symbol_head is not None and named.any():
+            loss_symbol = F.cross_entropy(symbol_head(pooled[named]), batch["symbol"][named])
         opt.zero_grad()
-        (loss_metric + 0.5 * loss_face).backward()
+        (loss_metric + 0.5 * loss_face + args.symbol_weight * loss_symbol).backward()
         opt.step()
-        return loss_metric, loss_face
+        return loss_metric, loss_face, loss_symbol
 
     for batch in loader:
         for group in opt.param_groups:
@@ -254,7 +272,7 @@ def main() -> None:
         if bank is not None:
             batch = bank.extend(batch, np.random.default_rng([args.seed, step, 3]),
                                 args.bank_classes, args.bank_face_up)
-        loss_metric, loss_face = update(batch)
+        loss_metric, loss_face, loss_symbol = update(batch)
         # Views cost more CPU than updates: reuse recent batches, turned 180 degrees (a card
         # lies either way round, so the label holds).
         recent = [*recent[-5:], batch]
@@ -264,7 +282,8 @@ def main() -> None:
         step += 1
         elapsed = (time.monotonic() - started) / 60
         if step % 10 == 0:
-            print(f"step {step} loss {loss_metric.item():.3f} face {loss_face.item():.3f} "
+            symbol = f"symbol {loss_symbol.item():.3f} " if symbol_head is not None else ""
+            print(f"step {step} loss {loss_metric.item():.3f} face {loss_face.item():.3f} {symbol}"
                   f"lr {_lr(step, args.steps, args.lr):.5f} min {elapsed:.1f}", file=log, flush=True)
         if step % 100 == 0 or step == args.steps:
             stats = evaluate(model, val_crops, val_labels)

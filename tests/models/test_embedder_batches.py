@@ -58,3 +58,18 @@ def test_a_batch_says_which_sibling_views_show_their_symbol():
     # sibling views lie with their symbols covered.
     assert batch["shows_symbol"][family < 0].all()
     assert 0.2 < batch["shows_symbol"][family >= 0].mean() < 0.9
+
+
+def test_a_batch_names_each_siblings_symbol():
+    from cardtally.models.synth.designs import named_design_family, random_back_design
+    from cardtally.models.synth.symbols import SYMBOL_NAMES
+
+    batch = batches.make_batch(4, 7, families=2)
+    assert (batch["symbol"][batch["family"] < 0] == -1).all()
+    # The same draws as the batch's own: 32 random backs, then the families.
+    rng = np.random.default_rng([4, 7])
+    for _ in range(batches.RANDOM_DESIGNS):
+        random_back_design(rng)
+    names = [name for _ in range(2) for name, _ in named_design_family(rng, n=batches.FAMILY_SIZE)]
+    expected = np.repeat([SYMBOL_NAMES.index(n) for n in names], batches.VIEWS_PER_DESIGN)
+    assert np.array_equal(batch["symbol"][batch["family"] >= 0], expected)
