@@ -37,6 +37,8 @@ BANK_CLASSES = 8
 BANK_VIEWS = 4
 #: With ``--bank``: detector-cut crops of face-up cards per batch (when the bank has them).
 BANK_FACE_UP = 16
+#: The batch's sibling fields (``batches.make_batch``) for views of a design without siblings.
+NO_SIBLING = {"family": -1, "shows_symbol": True, "symbol": -1}
 
 
 class _Batches(IterableDataset):
@@ -95,15 +97,16 @@ class DetectorBank:
         face_up = [0.0] * len(labels) + [1.0] * n_face_up
         labels += [-1] * n_face_up
         crops = self.crops[np.concatenate(rows).astype(np.int64)].astype(np.float32)
-        return {
+        out = {
             "crops": torch.cat([batch["crops"], torch.from_numpy(crops)]),
             "labels": torch.cat([batch["labels"], torch.tensor(labels, dtype=torch.int64)]),
             "face_up": torch.cat([batch["face_up"], torch.tensor(face_up)]),
-            # Bank decks have no siblings in the batch, and their crops count as telling.
-            "family": torch.cat([batch["family"], torch.full((len(labels),), -1)]),
-            "shows_symbol": torch.cat([batch["shows_symbol"], torch.ones(len(labels), dtype=torch.bool)]),
-            "symbol": torch.cat([batch["symbol"], torch.full((len(labels),), -1)]),
         }
+        # Bank decks have no siblings in the batch, and their crops count as telling.
+        for key, value in NO_SIBLING.items():
+            if key in batch:
+                out[key] = torch.cat([batch[key], torch.full((len(labels),), value)])
+        return out
 
 
 def supcon_loss(embedding: torch.Tensor, labels: torch.Tensor, temperature: float,

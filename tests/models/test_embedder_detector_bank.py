@@ -44,3 +44,20 @@ def test_the_training_batch_takes_whole_decks_from_the_bank():
     assert all(set(row) <= {0, 1, 2, 3} or set(row) <= {4, 5, 6, 7} for row in classes)
     assert sorted(values[2 * BANK_VIEWS :].tolist()) == [9.0, 10.0]
     assert out["face_up"][2:].tolist() == [0.0] * (2 * BANK_VIEWS) + [1.0, 1.0]
+
+
+def test_bank_crops_are_views_without_siblings():
+    torch = pytest.importorskip("torch")
+    from cardtally.models.embedder.train import BANK_VIEWS, DetectorBank
+
+    labels = np.array([7, 7, 7, 7, -1])
+    crops = np.zeros((len(labels), 4, 64, 64), np.float16)
+    bank = DetectorBank(crops, labels, labels == -1)
+    batch = {"crops": torch.zeros((2, 4, 64, 64)), "labels": torch.tensor([0, 1]),
+             "face_up": torch.zeros(2), "family": torch.tensor([0, 0]),
+             "shows_symbol": torch.tensor([True, False]), "symbol": torch.tensor([3, 5])}
+    out = bank.extend(batch, np.random.default_rng(0), n_classes=1, n_face_up=1)
+    added = BANK_VIEWS + 1
+    assert out["family"].tolist() == [0, 0] + [-1] * added
+    assert out["shows_symbol"].tolist() == [True, False] + [True] * added
+    assert out["symbol"].tolist() == [3, 5] + [-1] * added
