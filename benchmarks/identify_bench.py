@@ -77,6 +77,11 @@ class Tally:
     calibration_failures: list[str] = field(default_factory=list)
     missed: int = 0
     false_detections: int = 0
+    #: With the real detector, every detection identified together as ``count`` does: the
+    #: decks' counts off by this many cards in all, and detections counted for a deck that are
+    #: no card of their own (off every card, or a second piece of a card already counted).
+    count_error: int = 0
+    pieces_counted: int = 0
 
     def pct(self, a: int, b: int) -> str:
         return f"{100 * a / b:.2f}% ({a}/{b})" if b else "-"
@@ -210,6 +215,7 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
         all_detections = (detections, matched)
         tally.missed += len(scene.cards) - len(set(matched[matched >= 0].tolist()))
         tally.false_detections += int((matched < 0).sum())
+        tally_counts(tally, scene, detections, matched, embedder, decks, names, settings)
         keep = matched >= 0
         detections, matched = detections[keep], matched[keep]
     else:
@@ -253,6 +259,22 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     tally.face_up += int(up.sum())
     tally.face_up_as_deck += int((got[up] >= 0).sum())
     tally.face_up_found += int((got[up] == FACE_UP).sum())
+
+
+def tally_counts(tally: Tally, scene, detections: CardDetections, matched: np.ndarray,
+                 embedder: BackEmbedder, decks: DeckSet, names: list[str],
+                 settings: IdentifySettings | None) -> None:
+    """What a user sees: every detection of the photo identified together, each deck's count
+    against its true number of backs-up cards, and the counted detections that are no card."""
+    crops = card_crops(scene.image, detections, keep_rectified=True)
+    got = identify_as_scenario_decks(crops, embedder.embed(crops), decks, names, settings)
+    truth = expected_owner(scene, names)
+    for deck in range(len(names)):
+        tally.count_error += abs(int((got == deck).sum()) - int((truth == deck).sum()))
+    seen: set[int] = set()
+    for card in matched[got >= 0].tolist():
+        tally.pieces_counted += int(card < 0 or card in seen)
+        seen.add(card)
 
 
 @dataclass(frozen=True)
@@ -369,6 +391,9 @@ def main() -> None:
         if args.detector == "real":
             print(f"<!-- detector: {t.missed} cards missed, {t.false_detections} false detections; "
                   "accuracy is over matched cards -->", flush=True)
+            print(f"<!-- all detections identified together: decks' counts off by "
+                  f"{t.count_error} cards in all, {t.pieces_counted} counted detections are no "
+                  "card (off every card, or a second piece of one) -->", flush=True)
         if t.calibration_failures:
             print(f"<!-- calibration failures: {t.calibration_failures} -->", flush=True)
     if dump is not None:
