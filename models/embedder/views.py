@@ -222,8 +222,9 @@ def render_view(rng: np.random.Generator, design: np.ndarray,
         fraction = float(visible.sum() / max(cv2.contourArea(quad), 1.0))
         if fraction < 0.05:
             continue
-        if telling_masks is not None:
-            fraction_told = max((_warp_share(m, quad, visible) for m in telling_masks), default=0.0)
+        # What the caller asked for: how much of the card shows, or of its symbols.
+        shown = fraction if telling_masks is None else max(
+            (_warp_share(m, quad, visible) for m in telling_masks), default=0.0)
         # Only the card's neighbourhood matters to the crop: process just that.
         x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 6, 0)
         x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 6, size)
@@ -242,8 +243,8 @@ def render_view(rng: np.random.Generator, design: np.ndarray,
             # A strip at the card's end lies mostly outside the turned quad; the detector
             # centres its quad on what it sees, so it would not lose most of the strip.
             if seen_turned >= 0.5 * seen:
-                return turned, fraction if telling_masks is None else fraction_told
-        return pixels, fraction if telling_masks is None else fraction_told
+                return turned, shown
+        return pixels, shown
     # Give up on occlusion: a whole card always works.
     canvas = _table(rng, size)
     _paste(canvas, design, quad)
