@@ -21,6 +21,7 @@ import math
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -115,7 +116,7 @@ def supcon_loss(embedding: torch.Tensor, labels: torch.Tensor, temperature: floa
     (a boolean matrix) are neither pulled together nor pushed apart."""
     logits = embedding @ embedding.T / temperature
     n = len(labels)
-    self_mask = torch.eye(n, dtype=torch.bool)
+    self_mask = torch.eye(n, dtype=torch.bool, device=embedding.device)
     logits = logits.masked_fill(self_mask if ignored is None else self_mask | ignored, -1e9)
     positives = (labels[:, None] == labels[None, :]) & ~self_mask
     if ignored is not None:
@@ -145,9 +146,10 @@ def _lr(step: int, total: int, peak: float, warmup: int = 60) -> float:
 def _other_view_similarity(model: BackEmbedder, crops: np.ndarray) -> np.ndarray:
     """Cosine similarity of every view to every other (-2 to itself), in eval mode."""
     model.eval()
-    emb, _ = model(torch.from_numpy(crops))
+    with torch.no_grad():
+        emb, _ = model(torch.from_numpy(crops).to(next(model.parameters()).device))
     model.train()
-    sim = (emb @ emb.T).numpy()
+    sim = (emb @ emb.T).cpu().numpy()
     np.fill_diagonal(sim, -2)
     return sim
 
@@ -183,6 +185,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--max-minutes", type=float, default=48.0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda where available)")
     parser.add_argument("--init-from", type=Path, default=None,
                         help="start from this checkpoint's weights (new optimiser and schedule)")
     parser.add_argument("--replay", type=int, default=0,
@@ -206,31 +209,37 @@ def main() -> None:
     args = parser.parse_args()
 
     torch.set_num_threads(1)
+    # One render per core: workers that each spread their warps over every core only thrash.
+    # (Set here, before the loader forks; a forked worker that sets it can deadlock.)
+    cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     ckpt_path = args.out / "ckpt.pt"
     log = (args.out / "train.log").open("a")
 
-    model = BackEmbedder()
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    model = BackEmbedder().to(device)
     # Naming the symbol teaches the trunk its shape; the export keeps only the embedder.
-    symbol_head = nn.Linear(POOLED_DIM, len(SYMBOL_NAMES)) if args.symbol_weight > 0 else None
+    symbol_head = (nn.Linear(POOLED_DIM, len(SYMBOL_NAMES)).to(device) if args.symbol_weight > 0
+                   else None)
     params = list(model.parameters()) + (list(symbol_head.parameters()) if symbol_head else [])
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=1e-4)
     step = 0
     if args.init_from is not None and not ckpt_path.exists():
-        init = torch.load(args.init_from, weights_only=False)["model"]
+        init = torch.load(args.init_from, weights_only=False, map_location=device)["model"]
         missing, unexpected = model.load_state_dict(init, strict=False)
         if unexpected or any(not k.startswith("neck.") for k in missing):
             raise SystemExit(f"checkpoint mismatch: missing {missing}, unexpected {unexpected}")
         print(f"initialised from {args.init_from}", file=log, flush=True)
     if ckpt_path.exists():
-        state = torch.load(ckpt_path, weights_only=False)
+        state = torch.load(ckpt_path, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
         if symbol_head is not None:
             symbol_head.load_state_dict(state["symbol_head"])
         opt.load_state_dict(state["opt"])
         step = state["step"]
         print(f"resumed at step {step}", file=log, flush=True)
+    print(f"training on {device}", file=log, flush=True)
 
     val_crops, val_labels = validation_set(args.seed)
     family_crops, family_labels = family_validation_set(args.seed)
@@ -247,7 +256,7 @@ def main() -> None:
     loader = DataLoader(_Batches(args.seed, step, args.steps, args.spill_share, args.families),
                         batch_size=None,
                         num_workers=args.workers, prefetch_factor=2 if args.workers else None,
-                        persistent_workers=False)
+                        persistent_workers=False, pin_memory=device.type == "cuda")
     model.train()
     recent: list[dict[str, torch.Tensor]] = []
     replay_rng = np.random.default_rng([args.seed, 77])
@@ -260,7 +269,7 @@ def main() -> None:
                    if args.blind_siblings else None)
         loss_metric = supcon_loss(emb[back], labels, TEMPERATURE, ignored)
         loss_face = F.binary_cross_entropy_with_logits(face_logit, batch["face_up"])
-        loss_symbol = torch.zeros(())
+        loss_symbol = torch.zeros((), device=device)
         named = (batch["symbol"] >= 0) & batch["shows_symbol"]
         if symbol_head is not None and named.any():
             loss_symbol = F.cross_entropy(symbol_head(pooled[named]), batch["symbol"][named])
@@ -275,6 +284,7 @@ def main() -> None:
         if bank is not None:
             batch = bank.extend(batch, np.random.default_rng([args.seed, step, 3]),
                                 args.bank_classes, args.bank_face_up)
+        batch = {k: v.to(device, non_blocking=True) for k, v in batch.items()}
         loss_metric, loss_face, loss_symbol = update(batch)
         # Views cost more CPU than updates: reuse recent batches, turned 180 degrees (a card
         # lies either way round, so the label holds).
