@@ -35,7 +35,10 @@ class ConsensusSettings:
     """
 
     #: Average-linkage cut: cards whose clusters are at least this similar on average merge.
-    cluster_similarity: float = 0.8
+    #: 0.8 until session 26; embedder run 12 spreads a deck's game-photo cards wider, and 0.75
+    #: gives more of them to their deck for as many uncalibrated cards rejected (0.7 lets some
+    #: in; docs/BENCHMARKS.md "Consensus cut for embedder run 12").
+    cluster_similarity: float = 0.75
     #: A card votes for its deck only when that deck beats the second best by this much.
     sure_margin: float = 0.05
     #: A cluster speaks for a deck with at least this many votes ...

@@ -1,0 +1,92 @@
+"""Re-decide dumped game cards under other scene-consensus cuts, without re-rendering anything.
+
+    python benchmarks/identify_bench.py --trials 16 --detector real --dump runs/dump-0.pkl
+    python benchmarks/consensus_sweep.py runs/dump-0.pkl [more dumps] --cuts 0.8 0.75 0.7
+
+Each dumped card (``identify_bench.py --dump``: its vector, the decks' prototypes and
+thresholds, the true deck) goes through ``identify.classify`` and ``consensus.settle_by_consensus``
+again with ``ConsensusSettings.cluster_similarity`` set to each cut. Two steps of ``identify``
+are left out, so the figures are a guide for choosing, not the benchmark's own: the sibling
+templates (they need the crops; ``--no-templates`` runs of the benchmark match), and the decks'
+own face-up limits (a card the benchmark called face up stays face up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from cardtally.vision.consensus import ConsensusSettings, settle_by_consensus
+from cardtally.vision.detections import FACE_UP, UNKNOWN
+from cardtally.vision.embed import Embeddings, background_embeddings
+from cardtally.vision.identify import IdentifySettings, classify
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """The parts of a ``DeckProfile`` that ``classify`` and the consensus read."""
+
+    name: str
+    prototypes: np.ndarray
+    threshold: float
+    face_up_prob_limit: float = 1.0
+
+
+class _Decks:
+    def __init__(self, profiles: list[_Profile]) -> None:
+        self.profiles = profiles
+        self.names = tuple(p.name for p in profiles)
+
+    def __len__(self) -> int:
+        return len(self.profiles)
+
+
+def redecide(scene: dict, settings: IdentifySettings, background: np.ndarray) -> np.ndarray:
+    """One dumped game photo's cards decided again: indices into its scenario's deck names."""
+    decks = _Decks([_Profile(name, prototypes, threshold) for name, prototypes, threshold
+                    in zip(scene["deck_names"], scene["prototypes"], scene["thresholds"], strict=True)])
+    embeddings = Embeddings(vectors=scene["vectors"],
+                            face_up_prob=np.zeros(len(scene["vectors"]), np.float32))
+    identities = classify(embeddings, decks, settings, background)
+    if settings.consensus is not None:
+        identities = settle_by_consensus(embeddings, decks, identities, scene["sims"],
+                                         settings.consensus)
+    index_of = {i: scene["names"].index(name) for i, name in enumerate(scene["deck_names"])}
+    got = np.array([index_of[int(g)] if g >= 0 else int(g) for g in identities.deck_index])
+    got[scene["got"] == FACE_UP] = FACE_UP
+    return got
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dumps", type=Path, nargs="+")
+    parser.add_argument("--cuts", type=float, nargs="+", default=[0.8, 0.75, 0.7])
+    args = parser.parse_args()
+    scenes = [scene for path in args.dumps for scene in pickle.loads(path.read_bytes())]
+    background = background_embeddings()
+    print("| cut | scenario | right | UNKNOWN | wrong deck | uncalibrated rejected |")
+    print("|---|---|---|---|---|---|")
+    for cut in args.cuts:
+        settings = IdentifySettings(sibling_templates=False, consensus=replace(
+            ConsensusSettings(), cluster_similarity=cut))
+        tallies: dict[str, np.ndarray] = {}
+        for scene in scenes:
+            got, want = redecide(scene, settings, background), scene["want"]
+            name = f"{scene['kind']} x{len(scene['names'])}" + (" + stranger" if (want == -1).any() else "")
+            backs, strangers = want >= 0, want == -1
+            tallies.setdefault(name, np.zeros(5, np.int64))
+            tallies[name] += [int((got[backs] == want[backs]).sum()),
+                              int((got[backs] == UNKNOWN).sum()),
+                              int(((got[backs] != want[backs]) & (got[backs] >= 0)).sum()),
+                              int((got[strangers] == UNKNOWN).sum()), int(strangers.sum())]
+        for name, (right, unknown, wrong, rejected, strangers) in tallies.items():
+            rejection = f"{rejected} / {strangers}" if strangers else "-"
+            print(f"| {cut} | {name} | {right} | {unknown} | {wrong} | {rejection} |")
+
+
+if __name__ == "__main__":
+    main()
