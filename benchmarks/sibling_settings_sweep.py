@@ -1,0 +1,76 @@
+"""Sibling decks under other decision settings: the family scenario's cards decided again.
+
+    python benchmarks/sibling_settings_sweep.py [--first-trial 0] [--trials 16]
+
+Runs ``identify_bench.py``'s family scenario through the detector once, keeping each game
+photo's crops, embeddings and decks, then decides the matched cards again with
+``identify.decide_owners`` under each of a few ``IdentifySettings``: the templates on or off,
+the sibling tie window, the templates' required separation. Prints right / UNKNOWN / wrong deck
+for each; the first line is the shipped settings, as the benchmark prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import identify_bench
+import numpy as np
+
+from cardtally.models.synth.photo import Lighting
+from cardtally.vision.detections import UNKNOWN
+from cardtally.vision.embed import BackEmbedder
+from cardtally.vision.identify import IdentifySettings
+
+FAMILY = "family of 4 (same colour, symbol differs)"
+SETTINGS = {
+    "shipped": IdentifySettings(),
+    "no templates": IdentifySettings(sibling_templates=False),
+    "no tie window": IdentifySettings(sibling_tie_window=0.0),
+    "tie window 0.02": IdentifySettings(sibling_tie_window=0.02),
+    "tie window 0.08": IdentifySettings(sibling_tie_window=0.08),
+    "tie window 0.12": IdentifySettings(sibling_tie_window=0.12),
+    "separation 0.05": IdentifySettings(min_separation=0.05),
+    "separation 0.25": IdentifySettings(min_separation=0.25),
+    "separation 0.35": IdentifySettings(min_separation=0.35),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--first-trial", type=int, default=0)
+    parser.add_argument("--trials", type=int, default=16)
+    args = parser.parse_args()
+    decide = identify_bench.identify_as_scenario_decks
+    photos: list[tuple[tuple, np.ndarray]] = []
+    inputs: dict[str, tuple] = {}
+
+    def keep_inputs(crops, embeddings, decks, names, settings=None):
+        # The last call of a trial is the one for its matched cards (tally_counts comes first).
+        inputs["last"] = (crops, embeddings, decks, names)
+        return decide(crops, embeddings, decks, names, settings)
+
+    def keep_photo(scene, all_detections, detections, matched, got, want) -> None:
+        photos.append((inputs["last"], want))
+
+    identify_bench.identify_as_scenario_decks = keep_inputs
+    kind, n_decks, uncalibrated, face_up = identify_bench.SCENARIOS[FAMILY]
+    tally = identify_bench.Tally()
+    for trial in range(args.first_trial, args.first_trial + args.trials):
+        identify_bench.run_trial(tally, trial, kind, n_decks, uncalibrated, face_up, BackEmbedder(),
+                                 "real", Lighting().white_balance, observe=keep_photo)
+    print(f"family scenes {args.first_trial}-{args.first_trial + args.trials - 1} through the "
+          f"detector, {tally.backs} matched backs-up cards")
+    print("| settings | right | UNKNOWN | wrong deck |\n|---|---|---|---|")
+    for name, settings in SETTINGS.items():
+        right = unknown = wrong = 0
+        for (crops, embeddings, decks, names), want in photos:
+            got = decide(crops, embeddings, decks, names, settings)
+            backs = want >= 0
+            right += int((got[backs] == want[backs]).sum())
+            unknown += int((got[backs] == UNKNOWN).sum())
+            wrong += int(((got[backs] != want[backs]) & (got[backs] >= 0)).sum())
+        print(f"| {name} | {right} | {unknown} | {wrong} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
