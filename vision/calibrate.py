@@ -355,13 +355,13 @@ def deck_threshold(own: np.ndarray, prototypes: np.ndarray,
 
 
 def find_cards(image_bgr: np.ndarray) -> CardDetections:
-    """The shipped detector's cards (:func:`keep_card_sized`), read with
+    """The shipped calibration detector's cards (:func:`keep_card_sized`), read with
     :data:`CALIBRATION_DETECTOR_SETTINGS`; the classical contour finder while no detector
     model is shipped."""
-    if resources.files("cardtally.models").joinpath("card_detector.onnx").is_file():
-        from .detect import detect_cards
+    if resources.files("cardtally.models").joinpath("card_detector_calibration.onnx").is_file():
+        from .detect import detect_calibration_cards
 
-        return keep_card_sized(detect_cards(image_bgr, CALIBRATION_DETECTOR_SETTINGS))
+        return keep_card_sized(detect_calibration_cards(image_bgr, CALIBRATION_DETECTOR_SETTINGS))
     from .detect_classical import detect_cards_classical
 
     return keep_card_sized(detect_cards_classical(image_bgr))

@@ -30,6 +30,11 @@ DETECTOR_FILE = "card_detector.onnx"
 #: (run 19) finds cards better at the processing scale but misreads the card size in the 640 px
 #: survey (models/MODEL_CARD.md, run 19).
 SURVEY_DETECTOR_FILE = "card_detector_survey.onnx"
+#: Calibration photos are read by their own processing network (run 19), surveyed like any
+#: photo: the game photos' network (the average of runs 19 and 21) counts real photos better,
+#: but through it calibration refuses more photos and sets higher deck thresholds
+#: (models/MODEL_CARD.md, "Shipped in session 26").
+CALIBRATION_DETECTOR_FILE = "card_detector_calibration.onnx"
 #: The detector was trained on cards about 60-250 px long; photos are rescaled so that the
 #: cards come out near this length (measured in a quick first pass at low resolution).
 TARGET_CARD_LONG_PX = 120.0
@@ -279,6 +284,7 @@ def plan_processing(
 
 
 _DEFAULT_DETECTOR: CardDetector | None = None
+_CALIBRATION_DETECTOR: CardDetector | None = None
 
 
 def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None) -> CardDetections:
@@ -288,3 +294,14 @@ def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None
     if _DEFAULT_DETECTOR is None:
         _DEFAULT_DETECTOR = CardDetector()
     return _DEFAULT_DETECTOR.detect(image_bgr, settings)
+
+
+def detect_calibration_cards(image_bgr: np.ndarray,
+                             settings: DetectorSettings | None = None) -> CardDetections:
+    """:func:`detect_cards` for a deck's calibration photo: the shipped calibration network
+    (:data:`CALIBRATION_DETECTOR_FILE`), surveyed by the shipped survey model."""
+    global _CALIBRATION_DETECTOR
+    if _CALIBRATION_DETECTOR is None:
+        _CALIBRATION_DETECTOR = CardDetector(load_packaged_model(CALIBRATION_DETECTOR_FILE),
+                                             survey_detector())
+    return _CALIBRATION_DETECTOR.detect(image_bgr, settings)

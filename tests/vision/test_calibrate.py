@@ -133,11 +133,11 @@ def test_calibration_photos_are_read_with_the_lone_card_rule(monkeypatch):
 
     seen = []
 
-    def fake_detect_cards(image_bgr, settings=None):
+    def fake_detect_calibration_cards(image_bgr, settings=None):
         seen.append(settings)
         return square_detections([100, 100, 100])
 
-    monkeypatch.setattr(detect_module, "detect_cards", fake_detect_cards)
+    monkeypatch.setattr(detect_module, "detect_calibration_cards", fake_detect_calibration_cards)
     assert len(find_cards(np.zeros((64, 64, 3), np.uint8))) == 3
     assert seen == [CALIBRATION_DETECTOR_SETTINGS]
     assert CALIBRATION_DETECTOR_SETTINGS.lone_card_size_tolerance > 0

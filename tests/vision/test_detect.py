@@ -21,7 +21,7 @@ CASES = [
     pytest.param("rows", 990_002, marks=BELOW_TARGET, id="rows"),
     pytest.param("fan", 990_003, marks=BELOW_TARGET, id="fan"),
     pytest.param("pile", 990_004, marks=BELOW_TARGET, id="pile"),  # 8 of 7 since session 11
-    pytest.param("mixed", 990_005, marks=BELOW_TARGET, id="mixed"),
+    pytest.param("mixed", 990_005, id="mixed"),  # exact since session 26 (the 19/21 average)
 ]
 
 
