@@ -26,9 +26,9 @@ from .onnx_session import load_packaged_model
 from .watershed_cards import OUTPUT_STRIDE, DetectorSettings, cards_from_maps, find_peaks
 
 DETECTOR_FILE = "card_detector.onnx"
-#: The survey passes run on their own, older network (detector run 8): the processing network
-#: (run 19) finds cards better at the processing scale but misreads the card size in the 640 px
-#: survey (models/MODEL_CARD.md, run 19).
+#: The survey passes run on their own, older network (detector run 8): the processing networks
+#: (run 19 and its descendants) find cards better at the processing scale but misread the card
+#: size in the 640 px survey (models/MODEL_CARD.md, run 19).
 SURVEY_DETECTOR_FILE = "card_detector_survey.onnx"
 #: Calibration photos are read by their own processing network (run 19), surveyed like any
 #: photo: the game photos' network (the average of runs 19 and 21) counts real photos better,
