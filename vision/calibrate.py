@@ -358,9 +358,9 @@ def find_cards(image_bgr: np.ndarray) -> CardDetections:
     """The shipped calibration detector's cards (:func:`keep_card_sized`), read with
     :data:`CALIBRATION_DETECTOR_SETTINGS`; the classical contour finder while no detector
     model is shipped."""
-    if resources.files("cardtally.models").joinpath("card_detector_calibration.onnx").is_file():
-        from .detect import detect_calibration_cards
+    from .detect import CALIBRATION_DETECTOR_FILE, detect_calibration_cards
 
+    if resources.files("cardtally.models").joinpath(CALIBRATION_DETECTOR_FILE).is_file():
         return keep_card_sized(detect_calibration_cards(image_bgr, CALIBRATION_DETECTOR_SETTINGS))
     from .detect_classical import detect_cards_classical
 
