@@ -8,47 +8,32 @@ thresholds, the true deck) goes through ``identify.classify`` and ``consensus.se
 again with ``ConsensusSettings.cluster_similarity`` set to each cut. Two steps of ``identify``
 are left out, so the figures are a guide for choosing, not the benchmark's own: the sibling
 templates (they need the crops; ``--no-templates`` runs of the benchmark match), and the decks'
-own face-up limits (a card the benchmark called face up stays face up).
+own face-up limits (a card the benchmark called face up stays face up, no other becomes one).
 """
 
 from __future__ import annotations
 
 import argparse
 import pickle
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from cardtally.vision.consensus import ConsensusSettings, settle_by_consensus
+from cardtally.vision.decks import DeckProfile, DeckSet
 from cardtally.vision.detections import FACE_UP, UNKNOWN
 from cardtally.vision.embed import Embeddings, background_embeddings
 from cardtally.vision.identify import IdentifySettings, classify
 
 
-@dataclass(frozen=True)
-class _Profile:
-    """The parts of a ``DeckProfile`` that ``classify`` and the consensus read."""
-
-    name: str
-    prototypes: np.ndarray
-    threshold: float
-    face_up_prob_limit: float = 1.0
-
-
-class _Decks:
-    def __init__(self, profiles: list[_Profile]) -> None:
-        self.profiles = profiles
-        self.names = tuple(p.name for p in profiles)
-
-    def __len__(self) -> int:
-        return len(self.profiles)
-
-
 def redecide(scene: dict, settings: IdentifySettings, background: np.ndarray) -> np.ndarray:
     """One dumped game photo's cards decided again: indices into its scenario's deck names."""
-    decks = _Decks([_Profile(name, prototypes, threshold) for name, prototypes, threshold
-                    in zip(scene["deck_names"], scene["prototypes"], scene["thresholds"], strict=True)])
+    # The dump keeps what the decision reads; the rest of a profile plays no part in it.
+    decks = DeckSet(tuple(
+        DeckProfile(name, prototypes, threshold, embedder_version="dumped", n_cards=0, created="")
+        for name, prototypes, threshold
+        in zip(scene["deck_names"], scene["prototypes"], scene["thresholds"], strict=True)))
     embeddings = Embeddings(vectors=scene["vectors"],
                             face_up_prob=np.zeros(len(scene["vectors"]), np.float32))
     identities = classify(embeddings, decks, settings, background)

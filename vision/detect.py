@@ -11,6 +11,7 @@ over the edge map gives each card its visible region.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -283,25 +284,26 @@ def plan_processing(
     return ProcessingPlan(scale, (x0, y0, x1, y1), card_long_px)
 
 
-_DEFAULT_DETECTOR: CardDetector | None = None
-_CALIBRATION_DETECTOR: CardDetector | None = None
+@functools.cache
+def _shipped_detector(model_file: str) -> CardDetector:
+    """The shipped processing network ``model_file`` behind the shipped survey model, each
+    session created once per process and the survey shared by both processing networks."""
+    return CardDetector(load_packaged_model(model_file), _shipped_survey())
+
+
+@functools.cache
+def _shipped_survey() -> CardDetector:
+    return survey_detector()
 
 
 def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None) -> CardDetections:
     """Find every card in a BGR photo with the shipped detector (session created once), read
     with ``settings`` (default: the shipped :class:`DetectorSettings`)."""
-    global _DEFAULT_DETECTOR
-    if _DEFAULT_DETECTOR is None:
-        _DEFAULT_DETECTOR = CardDetector()
-    return _DEFAULT_DETECTOR.detect(image_bgr, settings)
+    return _shipped_detector(DETECTOR_FILE).detect(image_bgr, settings)
 
 
 def detect_calibration_cards(image_bgr: np.ndarray,
                              settings: DetectorSettings | None = None) -> CardDetections:
     """:func:`detect_cards` for a deck's calibration photo: the shipped calibration network
     (:data:`CALIBRATION_DETECTOR_FILE`), surveyed by the shipped survey model."""
-    global _CALIBRATION_DETECTOR
-    if _CALIBRATION_DETECTOR is None:
-        _CALIBRATION_DETECTOR = CardDetector(load_packaged_model(CALIBRATION_DETECTOR_FILE),
-                                             survey_detector())
-    return _CALIBRATION_DETECTOR.detect(image_bgr, settings)
+    return _shipped_detector(CALIBRATION_DETECTOR_FILE).detect(image_bgr, settings)
