@@ -4,11 +4,12 @@
     python benchmarks/consensus_sweep.py runs/dump-0.pkl [more dumps] --cuts 0.8 0.75 0.7
 
 Each dumped card (``identify_bench.py --dump``: its vector, the decks' prototypes and
-thresholds, the true deck) goes through ``identify.classify`` and ``consensus.settle_by_consensus``
-again with ``ConsensusSettings.cluster_similarity`` set to each cut. Two steps of ``identify``
-are left out, so the figures are a guide for choosing, not the benchmark's own: the sibling
-templates (they need the crops; ``--no-templates`` runs of the benchmark match), and the decks'
-own face-up limits (a card the benchmark called face up stays face up, no other becomes one).
+thresholds, the true deck) goes through ``identify.decide_owners`` again with
+``ConsensusSettings.cluster_similarity`` set to each cut.
+Two steps of ``identify`` are left out, so the figures are a guide for choosing, not the
+benchmark's own: the sibling templates (they need the crops; ``--no-templates`` runs of the
+benchmark match), and the decks' own face-up limits (a card the benchmark called face up stays
+face up, no other becomes one).
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-from cardtally.vision.consensus import ConsensusSettings, settle_by_consensus
+from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckProfile, DeckSet
 from cardtally.vision.detections import FACE_UP, UNKNOWN
-from cardtally.vision.embed import Embeddings, background_embeddings
-from cardtally.vision.identify import IdentifySettings, classify
+from cardtally.vision.embed import Embeddings
+from cardtally.vision.identify import IdentifySettings, decide_owners
 
 
-def redecide(scene: dict, settings: IdentifySettings, background: np.ndarray) -> np.ndarray:
+def redecide(scene: dict, settings: IdentifySettings) -> np.ndarray:
     """One dumped game photo's cards decided again: indices into its scenario's deck names."""
     # The dump keeps what the decision reads; the rest of a profile plays no part in it.
     decks = DeckSet(tuple(
@@ -36,10 +37,7 @@ def redecide(scene: dict, settings: IdentifySettings, background: np.ndarray) ->
         in zip(scene["deck_names"], scene["prototypes"], scene["thresholds"], strict=True)))
     embeddings = Embeddings(vectors=scene["vectors"],
                             face_up_prob=np.zeros(len(scene["vectors"]), np.float32))
-    identities = classify(embeddings, decks, settings, background)
-    if settings.consensus is not None:
-        identities = settle_by_consensus(embeddings, decks, identities, scene["sims"],
-                                         settings.consensus)
+    identities = decide_owners(None, embeddings, decks, settings)
     index_of = {i: scene["names"].index(name) for i, name in enumerate(scene["deck_names"])}
     got = np.array([index_of[int(g)] if g >= 0 else int(g) for g in identities.deck_index])
     got[scene["got"] == FACE_UP] = FACE_UP
@@ -52,7 +50,6 @@ def main() -> None:
     parser.add_argument("--cuts", type=float, nargs="+", default=[0.8, 0.75, 0.7])
     args = parser.parse_args()
     scenes = [scene for path in args.dumps for scene in pickle.loads(path.read_bytes())]
-    background = background_embeddings()
     print("| cut | scenario | right | UNKNOWN | wrong deck | uncalibrated rejected |")
     print("|---|---|---|---|---|---|")
     for cut in args.cuts:
@@ -60,7 +57,7 @@ def main() -> None:
             ConsensusSettings(), cluster_similarity=cut))
         tallies: dict[str, np.ndarray] = {}
         for scene in scenes:
-            got, want = redecide(scene, settings, background), scene["want"]
+            got, want = redecide(scene, settings), scene["want"]
             name = f"{scene['kind']} x{len(scene['names'])}" + (" + stranger" if (want == -1).any() else "")
             backs, strangers = want >= 0, want == -1
             tallies.setdefault(name, np.zeros(5, np.int64))

@@ -40,7 +40,7 @@ from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckSet
 from cardtally.vision.detect import CardDetector
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
-from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder
+from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder, Embeddings
 from cardtally.vision.identify import IdentifySettings, decide_owners, deck_similarities
 from cardtally.vision.onnx_session import load_packaged_model
 from cardtally.vision.rectify import CardCrops, card_crops
@@ -179,11 +179,32 @@ def identify_as_scenario_decks(crops: CardCrops, embeddings, decks: DeckSet,
     return np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index], np.int64)
 
 
-#: Called once per game photo with the scene, every detection and the card under its centre
-#: (-1: none), the detections identified (those on a card), their cards, the decks given to
-#: them and the true ones (``identify_outlines.py`` reads the outlines' errors with it).
-Observer = Callable[[Scene, tuple[CardDetections, np.ndarray], CardDetections, np.ndarray,
-                     np.ndarray, np.ndarray], None]
+@dataclass(frozen=True)
+class TrialPhoto:
+    """One game photo of a trial as the benchmark identified it (handed to an ``Observer``).
+
+    ``all_detections`` and ``all_matched`` are every detection and the card under its centre
+    (-1: none); ``detections``, ``matched``, ``crops`` and ``embeddings`` are those on a card,
+    identified against ``decks`` as ``got`` (indices into ``names``, or UNKNOWN / FACE_UP),
+    with the true decks ``want``.
+    """
+
+    scene: Scene
+    all_detections: CardDetections
+    all_matched: np.ndarray
+    detections: CardDetections
+    matched: np.ndarray
+    crops: CardCrops
+    embeddings: Embeddings
+    decks: DeckSet
+    names: list[str]
+    got: np.ndarray
+    want: np.ndarray
+
+
+#: Called once per game photo (``identify_outlines.py`` reads the outlines' errors with it,
+#: ``sibling_settings_sweep.py`` decides the cards again).
+Observer = Callable[[TrialPhoto], None]
 
 
 def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: int,
@@ -209,22 +230,24 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
                        for r in results if r.closest is not None]
     all_names = names + [f"uncal{k}" for k in range(uncalibrated)]
     scene = game_scene(rng, designs + extra, all_names, face_up_fraction, white_balance)
-    all_detections = None
     if detector == "real":
         detections, matched = real_detections(scene, candidates.game)
-        all_detections = (detections, matched)
         tally.missed += len(scene.cards) - len(set(matched[matched >= 0].tolist()))
         tally.false_detections += int((matched < 0).sum())
-        tally_counts(tally, scene, detections, matched, embedder, decks, names, settings)
-        keep = matched >= 0
-        detections, matched = detections[keep], matched[keep]
     else:
         detections = gt_detections(scene)
         matched = np.arange(len(scene.cards))
+    all_detections, all_matched = detections, matched
     if detections.image_wh != (scene.image.shape[1], scene.image.shape[0]):
         raise ValueError("detections do not match the image")
+    # Each card's crop and embedding are its own, so the matched cards' are a subset of all.
     crops = card_crops(scene.image, detections, keep_rectified=True)
     embeddings = embedder.embed(crops)
+    if detector == "real":
+        tally_counts(tally, scene, crops, embeddings, matched, decks, names, settings)
+        keep = matched >= 0
+        detections, matched = detections[keep], matched[keep]
+        crops, embeddings = crops[keep], embeddings[keep]
     got = identify_as_scenario_decks(crops, embeddings, decks, names, settings)
     if dump is not None:
         dump.append({"sims": deck_similarities(embeddings, decks),
@@ -238,7 +261,8 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
                      "own_percentiles": own_percentiles, "kind": kind})
     want = expected_owner(scene, names)[matched]
     if observe is not None:
-        observe(scene, all_detections or (detections, matched), detections, matched, got, want)
+        observe(TrialPhoto(scene, all_detections, all_matched, detections, matched, crops,
+                           embeddings, decks, names, got, want))
     strip = np.array([c.strip_px for c in scene.cards], np.float32)[matched]
     whole = np.array([c.visible_fraction >= 0.9 for c in scene.cards], bool)[matched]
     backs = want >= 0
@@ -261,13 +285,12 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     tally.face_up_found += int((got[up] == FACE_UP).sum())
 
 
-def tally_counts(tally: Tally, scene, detections: CardDetections, matched: np.ndarray,
-                 embedder: BackEmbedder, decks: DeckSet, names: list[str],
+def tally_counts(tally: Tally, scene, crops: CardCrops, embeddings: Embeddings,
+                 matched: np.ndarray, decks: DeckSet, names: list[str],
                  settings: IdentifySettings | None) -> None:
     """What a user sees: every detection of the photo identified together, each deck's count
     against its true number of backs-up cards, and the counted detections that are no card."""
-    crops = card_crops(scene.image, detections, keep_rectified=True)
-    got = identify_as_scenario_decks(crops, embedder.embed(crops), decks, names, settings)
+    got = identify_as_scenario_decks(crops, embeddings, decks, names, settings)
     truth = expected_owner(scene, names)
     for deck in range(len(names)):
         tally.count_error += abs(int((got == deck).sum()) - int((truth == deck).sum()))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from identify_bench import SCENARIOS, Tally, run_trial
+from identify_bench import SCENARIOS, Tally, TrialPhoto, run_trial
 
 from cardtally.models.synth.photo import Lighting
 from cardtally.vision.detections import UNKNOWN, CardDetections
@@ -109,8 +109,10 @@ def main() -> None:
     embedder = BackEmbedder()
     records: list[OutlineRecord] = []
 
-    def observe(scene, all_detections, detections, cards, got, want) -> None:
-        records.extend(outline_records(scene.owner_map, all_detections, detections, cards, got, want))
+    def observe(photo: TrialPhoto) -> None:
+        records.extend(outline_records(
+            photo.scene.owner_map, (photo.all_detections, photo.all_matched), photo.detections,
+            photo.matched, photo.got, photo.want))
 
     for name, (kind, n, uncal, face_up) in SCENARIOS.items():
         if args.only and args.only not in name:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 
 import identify_bench
-import numpy as np
 
 from cardtally.models.synth.photo import Lighting
 from cardtally.vision.detections import UNKNOWN
@@ -40,31 +39,21 @@ def main() -> None:
     parser.add_argument("--first-trial", type=int, default=0)
     parser.add_argument("--trials", type=int, default=16)
     args = parser.parse_args()
-    decide = identify_bench.identify_as_scenario_decks
-    photos: list[tuple[tuple, np.ndarray]] = []
-    inputs: dict[str, tuple] = {}
-
-    def keep_inputs(crops, embeddings, decks, names, settings=None):
-        # The last call of a trial is the one for its matched cards (tally_counts comes first).
-        inputs["last"] = (crops, embeddings, decks, names)
-        return decide(crops, embeddings, decks, names, settings)
-
-    def keep_photo(scene, all_detections, detections, matched, got, want) -> None:
-        photos.append((inputs["last"], want))
-
-    identify_bench.identify_as_scenario_decks = keep_inputs
+    photos: list[identify_bench.TrialPhoto] = []
     kind, n_decks, uncalibrated, face_up = identify_bench.SCENARIOS[FAMILY]
     tally = identify_bench.Tally()
     for trial in range(args.first_trial, args.first_trial + args.trials):
         identify_bench.run_trial(tally, trial, kind, n_decks, uncalibrated, face_up, BackEmbedder(),
-                                 "real", Lighting().white_balance, observe=keep_photo)
+                                 "real", Lighting().white_balance, observe=photos.append)
     print(f"family scenes {args.first_trial}-{args.first_trial + args.trials - 1} through the "
           f"detector, {tally.backs} matched backs-up cards")
     print("| settings | right | UNKNOWN | wrong deck |\n|---|---|---|---|")
     for name, settings in SETTINGS.items():
         right = unknown = wrong = 0
-        for (crops, embeddings, decks, names), want in photos:
-            got = decide(crops, embeddings, decks, names, settings)
+        for photo in photos:
+            got = identify_bench.identify_as_scenario_decks(
+                photo.crops, photo.embeddings, photo.decks, photo.names, settings)
+            want = photo.want
             backs = want >= 0
             right += int((got[backs] == want[backs]).sum())
             unknown += int((got[backs] == UNKNOWN).sum())

@@ -66,6 +66,11 @@ class Embeddings:
     def __len__(self) -> int:
         return len(self.face_up_prob)
 
+    def __getitem__(self, index: np.ndarray | slice | list[int]) -> Embeddings:
+        """The embeddings of the cards picked by ``index`` (a mask, indices or a slice)."""
+        picked = np.arange(len(self))[index]
+        return Embeddings(self.vectors[picked], self.face_up_prob[picked])
+
     @property
     def embedding_dim(self) -> int:
         return int(self.vectors.shape[1])

@@ -142,16 +142,19 @@ def identify(
     return decide_owners(crops, embeddings, decks, settings)
 
 
-def decide_owners(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
+def decide_owners(crops: CardCrops | None, embeddings: Embeddings, decks: DeckSet,
                   settings: IdentifySettings = IdentifySettings()) -> CardIdentities:
     """Every step of :func:`identify` after embedding: each card on its own (``classify``),
     sibling decks by their templates, then the photo's consensus for UNKNOWN cards.
 
     ``crops`` are the photo's card crops with their rectified frames (``card_crops(...,
-    keep_rectified=True)``), parallel to ``embeddings``.
+    keep_rectified=True)``), parallel to ``embeddings``; only the templates read them, so
+    they may be None when ``settings.sibling_templates`` is off.
     """
     identities = classify(embeddings, decks, settings, background_embeddings())
     if settings.sibling_templates:
+        if crops is None:
+            raise ValueError("the sibling templates need the cards' crops")
         identities = settle_siblings(crops, embeddings, decks, identities, settings)
     if settings.consensus is None:
         return identities

@@ -57,6 +57,12 @@ class CardCrops:
     def __len__(self) -> int:
         return len(self.visible_fraction)
 
+    def __getitem__(self, index: np.ndarray | slice | list[int]) -> CardCrops:
+        """The crops of the cards picked by ``index`` (a mask, indices or a slice)."""
+        picked = np.arange(len(self))[index]
+        rectified = None if self.rectified is None else tuple(self.rectified[i] for i in picked)
+        return CardCrops(self.pixels[picked], self.visible_fraction[picked], rectified)
+
 
 def order_quad_portrait(quad_xy: np.ndarray) -> np.ndarray:
     """Return the 4 corners clockwise on screen, starting so that the first edge is a short one.

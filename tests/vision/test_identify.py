@@ -1,11 +1,14 @@
 """Deck decisions: nearest deck, UNKNOWN by threshold or margin, FACE_UP first."""
 
 import numpy as np
+import pytest
 
 from cardtally.vision.decks import DeckProfile, DeckSet
 from cardtally.vision.detections import FACE_UP, UNKNOWN
 from cardtally.vision.embed import Embeddings
-from cardtally.vision.identify import IdentifySettings, classify
+from cardtally.vision.identify import IdentifySettings, classify, decide_owners, settle_siblings
+from cardtally.vision.rectify import CARD_FRAME_WH, CardCrops
+from cardtally.vision.templates import DeckTemplate
 
 
 def unit(*rows):
@@ -101,10 +104,6 @@ def test_a_card_just_below_threshold_counts_when_it_is_clearly_no_one_elses():
 
 
 def test_sibling_toss_ups_become_unknown_tied_between_the_two_decks():
-    from cardtally.vision.identify import settle_siblings
-    from cardtally.vision.rectify import CARD_FRAME_WH, CardCrops
-    from cardtally.vision.templates import DeckTemplate
-
     # Flat templates and flat cards: the templates can never settle anything, as when the
     # symbol that tells two decks of a family apart is hidden.
     flat = DeckTemplate(np.full((61, 40, 3), 0.5, np.float32), np.full((61, 40, 3), 0.1, np.float32))
@@ -128,3 +127,35 @@ def test_sibling_toss_ups_become_unknown_tied_between_the_two_decks():
     off = settle_siblings(crops, emb, decks, before,
                           IdentifySettings(near_threshold_slack=0.0, sibling_tie_window=0.0))
     assert off.deck_index.tolist() == [0, 0, 2]
+
+
+def test_decide_owners_without_crops_only_when_templates_are_off():
+    flat = DeckTemplate(np.full((61, 40, 3), 0.5, np.float32), np.full((61, 40, 3), 0.1, np.float32))
+    decks = DeckSet(tuple(
+        DeckProfile(name, unit(proto), 0.8, "v", 5, "2026-01-01T00:00:00+00:00", template=flat)
+        for name, proto in (("sun", [1, 0, 0]), ("moon", [0.93, 0.37, 0]))
+    ))
+    emb = Embeddings(unit([1, 0.1, 0], [0.9, 0.5, 0]), np.zeros((2,), np.float32))
+    # No slack: the shipped background backs are not of this toy embedding's size.
+    off = IdentifySettings(near_threshold_slack=0.0, sibling_templates=False, consensus=None)
+    assert decide_owners(None, emb, decks, off).deck_index.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="^the sibling templates need the cards' crops$"):
+        decide_owners(None, emb, decks, IdentifySettings(near_threshold_slack=0.0))
+
+
+def test_crops_and_embeddings_pick_the_same_cards():
+    frame_w, frame_h = CARD_FRAME_WH
+    rectified = tuple((np.full((frame_h, frame_w, 3), k, np.uint8), np.ones((frame_h, frame_w), bool))
+                      for k in range(3))
+    crops = CardCrops(np.arange(3, dtype=np.float32)[:, None, None, None] * np.ones((3, 4, 64, 64), np.float32),
+                      np.array([1.0, 0.5, 0.2], np.float32), rectified)
+    emb = Embeddings(unit([1, 0, 0], [0, 1, 0], [0, 0, 1]), np.array([0.1, 0.2, 0.3], np.float32))
+    keep = np.array([True, False, True])
+    picked, picked_emb = crops[keep], emb[keep]
+    assert len(picked) == len(picked_emb) == 2
+    assert picked.pixels[:, 0, 0, 0].tolist() == [0.0, 2.0]
+    assert picked.visible_fraction.tolist() == [1.0, pytest.approx(0.2)]
+    assert [int(frame[0, 0, 0]) for frame, _ in picked.rectified] == [0, 2]
+    assert picked_emb.vectors.tolist() == [[1, 0, 0], [0, 0, 1]]
+    assert picked_emb.face_up_prob.tolist() == [pytest.approx(0.1), pytest.approx(0.3)]
+    assert len(crops[[1]]) == 1 and crops[:0].rectified == ()
