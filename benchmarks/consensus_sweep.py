@@ -4,7 +4,8 @@
     python benchmarks/consensus_sweep.py runs/dump-0.pkl [more dumps] --cuts 0.8 0.75 0.7
 
 Each dumped card (``identify_bench.py --dump``: its vector, the decks' prototypes and
-thresholds, the true deck) goes through ``identify.decide_owners`` again with
+thresholds, the true deck) goes through ``identify.decide_owners`` again (as
+``identify_bench.identify_as_scenario_decks`` calls it) with
 ``ConsensusSettings.cluster_similarity`` set to each cut.
 Two steps of ``identify`` are left out, so the figures are a guide for choosing, not the
 benchmark's own: the sibling templates (they need the crops; ``--no-templates`` runs of the
@@ -20,12 +21,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from identify_bench import identify_as_scenario_decks, right_unknown_wrong
 
 from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckProfile, DeckSet
 from cardtally.vision.detections import FACE_UP, UNKNOWN
 from cardtally.vision.embed import Embeddings
-from cardtally.vision.identify import IdentifySettings, decide_owners
+from cardtally.vision.identify import IdentifySettings
 
 
 def redecide(scene: dict, settings: IdentifySettings) -> np.ndarray:
@@ -37,9 +39,7 @@ def redecide(scene: dict, settings: IdentifySettings) -> np.ndarray:
         in zip(scene["deck_names"], scene["prototypes"], scene["thresholds"], strict=True)))
     embeddings = Embeddings(vectors=scene["vectors"],
                             face_up_prob=np.zeros(len(scene["vectors"]), np.float32))
-    identities = decide_owners(None, embeddings, decks, settings)
-    index_of = {i: scene["names"].index(name) for i, name in enumerate(scene["deck_names"])}
-    got = np.array([index_of[int(g)] if g >= 0 else int(g) for g in identities.deck_index])
+    got = identify_as_scenario_decks(None, embeddings, decks, scene["names"], settings)
     got[scene["got"] == FACE_UP] = FACE_UP
     return got
 
@@ -59,11 +59,9 @@ def main() -> None:
         for scene in scenes:
             got, want = redecide(scene, settings), scene["want"]
             name = f"{scene['kind']} x{len(scene['names'])}" + (" + stranger" if (want == -1).any() else "")
-            backs, strangers = want >= 0, want == -1
+            strangers = want == -1
             tallies.setdefault(name, np.zeros(5, np.int64))
-            tallies[name] += [int((got[backs] == want[backs]).sum()),
-                              int((got[backs] == UNKNOWN).sum()),
-                              int(((got[backs] != want[backs]) & (got[backs] >= 0)).sum()),
+            tallies[name] += [*right_unknown_wrong(got, want),
                               int((got[strangers] == UNKNOWN).sum()), int(strangers.sum())]
         for name, (right, unknown, wrong, rejected, strangers) in tallies.items():
             rejection = f"{rejected} / {strangers}" if strangers else "-"

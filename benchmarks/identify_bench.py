@@ -169,11 +169,12 @@ def game_scene(rng: np.random.Generator, designs: list[np.ndarray], names: list[
     return render_scene(int(rng.integers(2**31)), options)
 
 
-def identify_as_scenario_decks(crops: CardCrops, embeddings, decks: DeckSet,
+def identify_as_scenario_decks(crops: CardCrops | None, embeddings, decks: DeckSet,
                                names: list[str],
                                settings: IdentifySettings | None = None) -> np.ndarray:
     """What identify() does, with each card's deck as an index into ``names`` (or UNKNOWN /
-    FACE_UP), so that decks whose calibration was refused keep their places."""
+    FACE_UP), so that decks whose calibration was refused keep their places (``crops`` may be
+    None when the settings turn the templates off: ``identify.decide_owners``)."""
     got = decide_owners(crops, embeddings, decks, settings or IdentifySettings())
     index_of = {i: names.index(n) for i, n in enumerate(decks.names)}
     return np.array([index_of[int(g)] if g >= 0 else int(g) for g in got.deck_index], np.int64)
@@ -200,6 +201,15 @@ class TrialPhoto:
     names: list[str]
     got: np.ndarray
     want: np.ndarray
+
+
+def right_unknown_wrong(got: np.ndarray, want: np.ndarray) -> tuple[int, int, int]:
+    """Of the backs-up cards of calibrated decks (``want`` >= 0): how many got their deck, how
+    many came out UNKNOWN and how many went to another deck."""
+    backs = want >= 0
+    got, want = got[backs], want[backs]
+    return (int((got == want).sum()), int((got == UNKNOWN).sum()),
+            int(((got != want) & (got >= 0)).sum()))
 
 
 #: Called once per game photo (``identify_outlines.py`` reads the outlines' errors with it,
@@ -267,9 +277,10 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     whole = np.array([c.visible_fraction >= 0.9 for c in scene.cards], bool)[matched]
     backs = want >= 0
     tally.backs += int(backs.sum())
-    tally.correct += int((got[backs] == want[backs]).sum())
-    tally.unknown += int((got[backs] == UNKNOWN).sum())
-    tally.wrong += int(((got[backs] != want[backs]) & (got[backs] >= 0)).sum())
+    right, unknown, wrong = right_unknown_wrong(got, want)
+    tally.correct += right
+    tally.unknown += unknown
+    tally.wrong += wrong
     tally.backs_as_face_up += int((got[backs] == FACE_UP).sum())
     thin = backs & (strip >= 12) & (strip < 20)
     tally.strips += int(thin.sum())

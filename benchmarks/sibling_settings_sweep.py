@@ -16,7 +16,6 @@ import argparse
 import identify_bench
 
 from cardtally.models.synth.photo import Lighting
-from cardtally.vision.detections import UNKNOWN
 from cardtally.vision.embed import BackEmbedder
 from cardtally.vision.identify import IdentifySettings
 
@@ -49,15 +48,10 @@ def main() -> None:
           f"detector, {tally.backs} matched backs-up cards")
     print("| settings | right | UNKNOWN | wrong deck |\n|---|---|---|---|")
     for name, settings in SETTINGS.items():
-        right = unknown = wrong = 0
-        for photo in photos:
-            got = identify_bench.identify_as_scenario_decks(
-                photo.crops, photo.embeddings, photo.decks, photo.names, settings)
-            want = photo.want
-            backs = want >= 0
-            right += int((got[backs] == want[backs]).sum())
-            unknown += int((got[backs] == UNKNOWN).sum())
-            wrong += int(((got[backs] != want[backs]) & (got[backs] >= 0)).sum())
+        right, unknown, wrong = (sum(column) for column in zip(*(
+            identify_bench.right_unknown_wrong(identify_bench.identify_as_scenario_decks(
+                photo.crops, photo.embeddings, photo.decks, photo.names, settings), photo.want)
+            for photo in photos), strict=True))
         print(f"| {name} | {right} | {unknown} | {wrong} |", flush=True)
 
 

@@ -219,8 +219,10 @@ class CardDetector:
         return self.predict_maps(crop), work_wh, ((x1 - x0) / work_wh[0], (x0, y0))
 
 
+@functools.cache
 def survey_detector() -> CardDetector:
-    """A detector on the shipped survey model alone (it surveys for itself)."""
+    """A detector on the shipped survey model alone (it surveys for itself); created once per
+    process and shared by every detector it surveys for (a detector holds only sessions)."""
     return CardDetector(load_packaged_model(SURVEY_DETECTOR_FILE))
 
 
@@ -287,13 +289,8 @@ def plan_processing(
 @functools.cache
 def _shipped_detector(model_file: str) -> CardDetector:
     """The shipped processing network ``model_file`` behind the shipped survey model, each
-    session created once per process and the survey shared by both processing networks."""
-    return CardDetector(load_packaged_model(model_file), _shipped_survey())
-
-
-@functools.cache
-def _shipped_survey() -> CardDetector:
-    return survey_detector()
+    session created once per process."""
+    return CardDetector(load_packaged_model(model_file), survey_detector())
 
 
 def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None) -> CardDetections:
