@@ -341,13 +341,16 @@ def real_detections(scene, detector: CardDetector | None = None
     return detections, cards_under_centres(scene, detections)
 
 
-def embed_timing(n: int = 200, repeats: int = 9) -> tuple[float, float, float]:
-    """Embedding ``n`` crops on 2 threads: best and median wall-clock ms, median CPU ms.
+def embed_timing(n: int = 200, repeats: int = 9,
+                 model_path: Path | None = None) -> tuple[float, float, float]:
+    """Embedding ``n`` crops on 2 threads with the shipped embedder (or the one exported to
+    ``model_path``): best and median wall-clock ms, median CPU ms.
 
     On a shared machine the wall-clock figure depends on the other jobs; the best of several
     runs is the closest to an idle machine, CPU time (both threads) is load-independent.
     """
-    embedder = BackEmbedder(load_packaged_model(EMBEDDER_FILE, threads=2))
+    embedder = (BackEmbedder.from_file(model_path, threads=2) if model_path
+                else BackEmbedder(load_packaged_model(EMBEDDER_FILE, threads=2)))
     crops = np.random.default_rng(0).normal(0, 0.3, (n, 4, 64, 64)).astype(np.float32)
     embedder.embed(crops)
     wall, cpu = [], []
@@ -391,14 +394,18 @@ def main() -> None:
                              "the shipped survey model (--detector real)")
     parser.add_argument("--calibration-model", type=Path, default=None,
                         help="the same for the calibration photos")
+    parser.add_argument("--embedder", type=Path, default=None,
+                        help="a candidate back embedder (ONNX, with its impostor cohort "
+                             "NAME_background.npy beside it, as the export writes them) in "
+                             "place of the shipped one")
     args = parser.parse_args()
     candidates = CandidateDetectors.from_files(args.calibration_model, args.model)
     if args.timing_only:
-        best, median, cpu = embed_timing()
+        best, median, cpu = embed_timing(model_path=args.embedder)
         print(f"embedding 200 crops on 2 threads: best {best:.0f} ms, median {median:.0f} ms "
               f"wall-clock, median {cpu:.0f} ms CPU (both threads)")
         return
-    embedder = BackEmbedder()
+    embedder = BackEmbedder.from_file(args.embedder) if args.embedder else BackEmbedder()
     settings = IdentifySettings(sibling_templates=not args.no_templates,
                                 consensus=None if args.no_consensus else ConsensusSettings())
     dump: list | None = [] if args.dump else None
@@ -433,7 +440,7 @@ def main() -> None:
     if dump is not None:
         with open(args.dump, "wb") as handle:
             pickle.dump(dump, handle)
-    best, median, cpu = embed_timing()
+    best, median, cpu = embed_timing(model_path=args.embedder)
     print(f"\nembedding 200 crops on 2 threads: best {best:.0f} ms, median {median:.0f} ms "
           f"wall-clock, median {cpu:.0f} ms CPU (both threads)")
 

@@ -21,7 +21,6 @@ from .detections import CardDetections
 from .embed import (
     BackEmbedder,
     Embeddings,
-    background_embeddings,
     default_embedder,
     embedder_version,
 )
@@ -402,4 +401,4 @@ def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
         )
     embeddings = (embedder or default_embedder()).embed(crops.pixels)
     return build_calibration(name, crops, embeddings, existing, names, embedder_version(),
-                             background_embeddings())
+                             embeddings.background_vectors())

@@ -108,7 +108,7 @@ class CardDetector:
     def __init__(self, session: ort.InferenceSession | None = None,
                  surveyor: CardDetector | None = None) -> None:
         if session is None:
-            session = load_packaged_model(DETECTOR_FILE)
+            session = _packaged_session(DETECTOR_FILE)
             surveyor = surveyor or survey_detector()
         self.session = session
         self.input_name = self.session.get_inputs()[0].name
@@ -220,10 +220,17 @@ class CardDetector:
 
 
 @functools.cache
+def _packaged_session(model_file: str) -> ort.InferenceSession:
+    """The session of a shipped detector network, loaded once per process: a session only
+    runs the network, so every detector on that file can share it."""
+    return load_packaged_model(model_file)
+
+
+@functools.cache
 def survey_detector() -> CardDetector:
     """A detector on the shipped survey model alone (it surveys for itself); created once per
     process and shared by every detector it surveys for (a detector holds only sessions)."""
-    return CardDetector(load_packaged_model(SURVEY_DETECTOR_FILE))
+    return CardDetector(_packaged_session(SURVEY_DETECTOR_FILE))
 
 
 def _tile_spans(length_px: int) -> list[tuple[int, int]]:
@@ -290,7 +297,7 @@ def plan_processing(
 def _shipped_detector(model_file: str) -> CardDetector:
     """The shipped processing network ``model_file`` behind the shipped survey model, each
     session created once per process."""
-    return CardDetector(load_packaged_model(model_file), survey_detector())
+    return CardDetector(_packaged_session(model_file), survey_detector())
 
 
 def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None) -> CardDetections:

@@ -6,18 +6,21 @@ import functools
 import hashlib
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 
 from cardtally.errors import CardtallyError
 
-from .onnx_session import load_packaged_model
+from .onnx_session import load_packaged_model, model_session
 from .rectify import CROP_PX, INPUT_CHANNELS, CardCrops
 
 EMBEDDER_FILE = "back_embedder.onnx"
 #: Embeddings of random procedural backs, made with the model at export (impostor cohort).
 BACKGROUND_FILE = "back_embedder_background.npy"
+#: An exported embedder ``NAME.onnx`` has its impostor cohort beside it in ``NAME`` + this.
+BACKGROUND_SUFFIX = "_background.npy"
 #: Crops per ``session.run``: bounds memory on photos with hundreds of cards.
 BATCH_CROPS = 256
 #: Share of the similarity that comes from the network; the rest from the colour histogram.
@@ -53,10 +56,15 @@ def combine(network: np.ndarray, colour: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Embeddings:
-    """``vectors`` (n, embedding_dim) unit rows; ``face_up_prob`` (n,) in [0, 1]."""
+    """``vectors`` (n, embedding_dim) unit rows; ``face_up_prob`` (n,) in [0, 1].
+
+    ``background`` is the impostor cohort of the embedder that made them (its embeddings of
+    backs of no deck, :func:`background_embeddings`); None: the shipped embedder's.
+    """
 
     vectors: np.ndarray
     face_up_prob: np.ndarray
+    background: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.face_up_prob)
@@ -69,7 +77,11 @@ class Embeddings:
     def __getitem__(self, index: np.ndarray | slice | list[int]) -> Embeddings:
         """The embeddings of the cards picked by ``index`` (a mask, indices or a slice)."""
         picked = np.arange(len(self))[index]
-        return Embeddings(self.vectors[picked], self.face_up_prob[picked])
+        return Embeddings(self.vectors[picked], self.face_up_prob[picked], self.background)
+
+    def background_vectors(self) -> np.ndarray:
+        """The impostor cohort in these embeddings' space (the shipped one by default)."""
+        return background_embeddings() if self.background is None else self.background
 
     @property
     def embedding_dim(self) -> int:
@@ -77,12 +89,29 @@ class Embeddings:
 
 
 class BackEmbedder:
-    """Holds only the ONNX session; :meth:`embed` returns results instead of storing them."""
+    """Holds only the ONNX session (and, for a model other than the shipped one, its impostor
+    cohort ``background``); :meth:`embed` returns results instead of storing them."""
 
-    def __init__(self, session: ort.InferenceSession | None = None) -> None:
+    def __init__(self, session: ort.InferenceSession | None = None,
+                 background: np.ndarray | None = None) -> None:
         self.session = session or load_packaged_model(EMBEDDER_FILE)
         self.input_name = self.session.get_inputs()[0].name
         self.output_names = [o.name for o in self.session.get_outputs()]
+        self.background = background
+
+    @classmethod
+    def from_file(cls, model_path: Path, threads: int | None = None) -> BackEmbedder:
+        """A candidate embedder exported to ``model_path`` (``NAME.onnx``) with its impostor
+        cohort beside it (``NAME`` + :data:`BACKGROUND_SUFFIX`, written by the export)."""
+        background_path = model_path.with_name(model_path.stem + BACKGROUND_SUFFIX)
+        try:
+            session = model_session(model_path.read_bytes(), model_path.name, threads)
+            vectors = np.load(background_path).astype(np.float32)
+        except OSError as exc:
+            raise CardtallyError(f"Cannot read the embedder {model_path} ({exc}).") from None
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        vectors.setflags(write=False)
+        return cls(session, vectors)
 
     def embed(self, crops: CardCrops | np.ndarray) -> Embeddings:
         """Embed (n, 4, 64, 64) crops (see :func:`cardtally.vision.rectify.normalise_crop`)."""
@@ -99,12 +128,14 @@ class BackEmbedder:
             vectors.append(out["embedding"])
             logits.append(out["face_up_logit"])
         if not vectors:
-            return Embeddings(np.zeros((0, self.embedding_dim), np.float32), np.zeros((0,), np.float32))
+            return Embeddings(np.zeros((0, self.embedding_dim), np.float32), np.zeros((0,), np.float32),
+                              self.background)
         stacked = np.concatenate(vectors).astype(np.float32)
         # Re-normalise: the graph already does, but float rounding must not move thresholds.
         stacked /= np.maximum(np.linalg.norm(stacked, axis=1, keepdims=True), 1e-12)
         prob = 1.0 / (1.0 + np.exp(-np.concatenate(logits).astype(np.float32)))
-        return Embeddings(vectors=combine(stacked, colour_descriptor(pixels)), face_up_prob=prob)
+        return Embeddings(vectors=combine(stacked, colour_descriptor(pixels)), face_up_prob=prob,
+                          background=self.background)
 
     @property
     def embedding_dim(self) -> int:

@@ -24,7 +24,7 @@ import numpy as np
 from .consensus import ConsensusSettings, settle_by_consensus
 from .decks import DeckSet
 from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
-from .embed import BackEmbedder, Embeddings, background_embeddings, default_embedder
+from .embed import BackEmbedder, Embeddings, default_embedder
 from .rectify import CardCrops, card_crops
 from .templates import SiblingSet, match_siblings, normalised_frame
 
@@ -151,7 +151,7 @@ def decide_owners(crops: CardCrops | None, embeddings: Embeddings, decks: DeckSe
     keep_rectified=True)``), parallel to ``embeddings``; only the templates read them, so
     they may be None when ``settings.sibling_templates`` is off.
     """
-    identities = classify(embeddings, decks, settings, background_embeddings())
+    identities = classify(embeddings, decks, settings, embeddings.background_vectors())
     if settings.sibling_templates:
         if crops is None:
             raise ValueError("the sibling templates need the cards' crops")

@@ -14,11 +14,10 @@ import onnx
 import onnxruntime as ort
 import torch
 
-from ...vision.embed import BackEmbedder
+from ...vision.embed import BACKGROUND_SUFFIX, BackEmbedder
 from .net import BackEmbedder as BackEmbedderNet
 
 OPSET = 17
-BACKGROUND_SUFFIX = "_background.npy"
 BACKGROUND_SEED = 31337
 MAX_BYTES = 4 * 1024 * 1024
 

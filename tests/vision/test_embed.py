@@ -6,7 +6,15 @@ import numpy as np
 import onnx
 import pytest
 
-from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder, default_embedder, embedder_version
+from cardtally.errors import CardtallyError
+from cardtally.vision.embed import (
+    BACKGROUND_FILE,
+    EMBEDDER_FILE,
+    BackEmbedder,
+    background_embeddings,
+    default_embedder,
+    embedder_version,
+)
 from cardtally.vision.rectify import (
     CARD_FRAME_WH,
     CROP_PX,
@@ -35,6 +43,30 @@ def test_embed_gives_unit_vectors_and_probabilities():
     again = BackEmbedder().embed(crops)  # a second session gives the same numbers
     np.testing.assert_allclose(again.vectors, out.vectors, atol=1e-5)
     assert len(default_embedder().embed(crops[:0])) == 0
+
+
+def test_candidate_embedder_carries_its_own_impostor_cohort(tmp_path):
+    # A candidate model's embeddings live in its own space: calibration and identification
+    # must compare them with its cohort, not the shipped one.
+    model_dir = resources.files("cardtally.models")
+    (tmp_path / "candidate.onnx").write_bytes(MODEL.read_bytes())
+    cohort = np.load(model_dir.joinpath(BACKGROUND_FILE).open("rb"))[:7]
+    np.save(tmp_path / "candidate_background.npy", cohort * 3.0)
+    candidate = BackEmbedder.from_file(tmp_path / "candidate.onnx")
+    crops = np.random.default_rng(1).normal(0, 0.3, (3, 4, CROP_PX, CROP_PX)).astype(np.float32)
+    out = candidate.embed(crops)
+    assert out.background_vectors().shape == (7, out.embedding_dim)
+    np.testing.assert_allclose(np.linalg.norm(out.background_vectors(), axis=1), 1.0, atol=1e-5)
+    assert out[[0, 2]].background is out.background
+    shipped = default_embedder().embed(crops)
+    assert shipped.background_vectors() is background_embeddings()
+    np.testing.assert_allclose(out.vectors, shipped.vectors, atol=1e-5)
+
+
+def test_candidate_embedder_without_its_cohort_is_refused(tmp_path):
+    (tmp_path / "lonely.onnx").write_bytes(MODEL.read_bytes())
+    with pytest.raises(CardtallyError, match=r"Cannot read the embedder .*lonely.onnx"):
+        BackEmbedder.from_file(tmp_path / "lonely.onnx")
 
 
 def test_embed_checks_the_shape():
