@@ -106,12 +106,10 @@ class BackEmbedder:
         background_path = model_path.with_name(model_path.stem + BACKGROUND_SUFFIX)
         try:
             session = model_session(model_path.read_bytes(), model_path.name, threads)
-            vectors = np.load(background_path).astype(np.float32)
-        except OSError as exc:
+            vectors = np.load(background_path)
+        except (OSError, ValueError) as exc:
             raise CardtallyError(f"Cannot read the embedder {model_path} ({exc}).") from None
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        vectors.setflags(write=False)
-        return cls(session, vectors)
+        return cls(session, _read_only_unit_rows(vectors))
 
     def embed(self, crops: CardCrops | np.ndarray) -> Embeddings:
         """Embed (n, 4, 64, 64) crops (see :func:`cardtally.vision.rectify.normalise_crop`)."""
@@ -173,11 +171,17 @@ def background_embeddings() -> np.ndarray:
     """
     try:
         with resources.files("cardtally.models").joinpath(BACKGROUND_FILE).open("rb") as handle:
-            vectors = np.load(handle).astype(np.float32)
+            vectors = np.load(handle)
     except OSError:
         raise CardtallyError(
             f"The model file {BACKGROUND_FILE} is missing from the installation; reinstall cardtally."
         ) from None
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    vectors.setflags(write=False)
-    return vectors
+    return _read_only_unit_rows(vectors)
+
+
+def _read_only_unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` as float32 rows of unit length, frozen (callers share the array)."""
+    rows = vectors.astype(np.float32)
+    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    rows.setflags(write=False)
+    return rows
