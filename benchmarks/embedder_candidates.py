@@ -104,13 +104,13 @@ def table(results: dict[str, dict[str, dict[str, ScenarioResult]]]) -> str:
         lambda r: f"{through_detector(r, 'right'):,} / {through_detector(r, 'wrong'):,}")
     row("decks' counts off, both sets", lambda r: f"{through_detector(r, 'count_error'):,}")
 
-    def strangers(r) -> tuple[int, int]:
+    def strangers(r) -> str:
         found = [x for s in ("detector-0", "detector-48", "strangers-80") for x in r[s].values()
                  if x.stranger_cards]
-        return sum(x.stranger_rejected for x in found), sum(x.stranger_cards for x in found)
+        rejected, cards = sum(x.stranger_rejected for x in found), sum(x.stranger_cards for x in found)
+        return f"{rejected:,} of {cards:,} ({rejected / max(1, cards):.1%})"
 
-    row("**stranger rejected (scenes 0-15, 48-63, 80-127)**",
-        lambda r: "{} of {} ({:.1%})".format(*strangers(r), strangers(r)[0] / max(1, strangers(r)[1])))
+    row("**stranger rejected (scenes 0-15, 48-63, 80-127)**", strangers)
     return "\n".join(lines)
 
 
