@@ -18,7 +18,7 @@ import argparse
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent / "identify_bench.py"
@@ -62,9 +62,7 @@ def parse_bench_output(text: str) -> dict[str, ScenarioResult]:
                 int(stranger.group(2)) if stranger else None, None)
             last = cells[0]
         elif last is not None and (match := _COUNT_ERROR.search(line)):
-            old = results[last]
-            results[last] = ScenarioResult(old.right, old.unknown, old.wrong, old.stranger_rejected,
-                                           old.stranger_cards, int(match.group(1)))
+            results[last] = replace(results[last], count_error=int(match.group(1)))
     return results
 
 

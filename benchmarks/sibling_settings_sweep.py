@@ -48,10 +48,12 @@ def main() -> None:
           f"detector, {tally.backs} matched backs-up cards")
     print("| settings | right | UNKNOWN | wrong deck |\n|---|---|---|---|")
     for name, settings in SETTINGS.items():
-        right, unknown, wrong = (sum(column) for column in zip(*(
-            identify_bench.right_unknown_wrong(identify_bench.identify_as_scenario_decks(
-                photo.crops, photo.embeddings, photo.decks, photo.names, settings), photo.want)
-            for photo in photos), strict=True))
+        right = unknown = wrong = 0
+        for photo in photos:
+            got = identify_bench.identify_as_scenario_decks(
+                photo.crops, photo.embeddings, photo.decks, photo.names, settings)
+            counts = identify_bench.right_unknown_wrong(got, photo.want)
+            right, unknown, wrong = right + counts[0], unknown + counts[1], wrong + counts[2]
         print(f"| {name} | {right} | {unknown} | {wrong} |", flush=True)
 
 
