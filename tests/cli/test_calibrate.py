@@ -120,6 +120,14 @@ def test_wrong_file(tmp_path: Path):
         1, "Error: notes.jpg is not an image cardtally can read (JPEG, PNG, ...).\n")
 
 
+def test_missing_photo_or_folder(tmp_path: Path):
+    result = calibrate("red", str(tmp_path / "nope.jpg"))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        1, "", f"Error: No such file: {tmp_path / 'nope.jpg'}\n")
+    result = calibrate("red", str(tmp_path))
+    assert (result.exit_code, result.stderr) == (1, f"Error: {tmp_path} is a folder, not a photo.\n")
+
+
 def test_bad_deck_name(tmp_path: Path, designs):
     result = calibrate("a/b", str(spread_photo(tmp_path / "x.jpg", [designs[0]] * 3)))
     assert result.exit_code == 1

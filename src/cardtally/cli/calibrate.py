@@ -11,6 +11,7 @@ from ..errors import CardtallyError
 from ..vision.calibrate import calibrate_deck
 from ..vision.decks import check_deck_name, load_decks, profile_path, write_profile
 from ..vision.embed import embedder_version
+from ..vision.load import check_photo_path
 from .app import app
 
 
@@ -20,13 +21,16 @@ def calibrate(
     photos: Annotated[
         list[Path],
         typer.Argument(help="Photos showing only this deck's backs (5-40 cards each).",
-                       exists=True, dir_okay=False, show_default=False),
+                       show_default=False),
     ],
     replace: Annotated[
         bool, typer.Option("--replace", help="Calibrate a deck that already exists again.")
     ] = False,
 ) -> None:
     """Learn what DECK's card backs look like, from photos showing only that deck."""
+    # A missing photo is bad input, not wrong usage: one `Error:` line and exit 1, as `count`.
+    for photo in photos:
+        check_photo_path(photo)
     check_deck_name(deck)
     if profile_path(deck).exists() and not replace:
         raise CardtallyError(
