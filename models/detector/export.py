@@ -13,10 +13,15 @@ import torch
 from .net import CardNet
 
 
-def export(checkpoint: Path, onnx_path: Path, width: int = 16) -> None:
+def export(checkpoint: Path, onnx_path: Path, width: int = 16, ema: bool = False) -> None:
     """Write an opset-17 ONNX model with dynamic batch, height and width, from a training
-    checkpoint (``last.pt``) or a bare state dict."""
+    checkpoint (``last.pt``; with ``ema``, its moving average of the weights) or a bare
+    state dict."""
     state = torch.load(checkpoint, map_location="cpu")
+    if ema:
+        if "ema" not in state:
+            raise SystemExit(f"{checkpoint} keeps no moving average (train with --ema)")
+        state = {**state, "model": state["ema"]}
     if "model" not in state:  # weights kept without their run (card_detector_run8.pt, ...)
         state = {"model": state, "step": "unknown",
                  "context_blocks": sum(name.startswith("refine5.") and name.endswith(".body.0.0.weight")
@@ -43,8 +48,9 @@ def main() -> None:
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("onnx", type=Path)
     parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--ema", action="store_true", help="export the checkpoint's moving average")
     args = parser.parse_args()
-    export(args.checkpoint, args.onnx, args.width)
+    export(args.checkpoint, args.onnx, args.width, args.ema)
 
 
 if __name__ == "__main__":

@@ -26,13 +26,16 @@ from .data import (
     RenderedCrops,
     TrainingMix,
 )
+from .ema import WeightAverage
 from .loss import detector_loss
 from .net import CardNet
 
 
-def _lr_at(step: int, steps: int, base_lr: float, warmup: int = 200) -> float:
+def _lr_at(step: int, steps: int, base_lr: float, warmup: int = 200, constant: bool = False) -> float:
     if step < warmup:
         return base_lr * (step + 1) / warmup
+    if constant:
+        return base_lr
     progress = (step - warmup) / max(1, steps - warmup)
     return base_lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
 
@@ -48,16 +51,21 @@ def train(args: argparse.Namespace) -> None:
     model = CardNet(width=args.width, context_blocks=args.context_blocks).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
+    average = None
     if ckpt_path.exists():
         state = torch.load(ckpt_path, map_location=device)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         step = state["step"]
+        if args.ema and "ema" in state:
+            average = WeightAverage(model, args.ema, state["ema"], state["ema_updates"])
         print(f"resumed at step {step}", flush=True)
     elif args.init_from:
         # Weights only (e.g. the shipped model's): a fresh optimiser and schedule from step 0.
         _load_matching(model, torch.load(args.init_from, map_location=device))
         print(f"initialised from {args.init_from}", flush=True)
+    if args.ema and average is None:
+        average = WeightAverage(model, args.ema)
     # Each rendered scene gives two crops.
     mix = TrainingMix(args.knit_share, args.stretch_share, args.centre_in_own_part, args.impulse_share,
                       tuple(args.card_px), args.small_card_share)
@@ -81,12 +89,14 @@ def train(args: argparse.Namespace) -> None:
         images = images.to(device, non_blocking=True)
         maps = {key: value.to(device, non_blocking=True) for key, value in maps.items()}
         for group in optimiser.param_groups:
-            group["lr"] = _lr_at(step, args.steps, args.lr)
+            group["lr"] = _lr_at(step, args.steps, args.lr, constant=args.constant_lr)
         loss, parts = detector_loss(model(images), maps, args.centre_weight)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
         optimiser.step()
+        if average is not None:
+            average.update(model)
         step += 1
         for key, value in parts.items():
             running[key] = 0.98 * running.get(key, value) + 0.02 * value
@@ -96,8 +106,8 @@ def train(args: argparse.Namespace) -> None:
             log.flush()
             print(record, flush=True)
         if step % args.save_every == 0:
-            _save(model, optimiser, step, ckpt_path)
-    _save(model, optimiser, step, ckpt_path)
+            _save(model, optimiser, step, ckpt_path, average)
+    _save(model, optimiser, step, ckpt_path, average)
     print(f"stopped at step {step}", flush=True)
 
 
@@ -117,10 +127,14 @@ def _worker_init(_: int) -> None:
     tune_malloc()
 
 
-def _save(model: CardNet, optimiser: torch.optim.Optimizer, step: int, path: Path) -> None:
+def _save(model: CardNet, optimiser: torch.optim.Optimizer, step: int, path: Path,
+          average: WeightAverage | None = None) -> None:
     tmp = path.with_suffix(".tmp")
-    torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
-                "context_blocks": model.context_blocks}, tmp)
+    state = {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
+             "context_blocks": model.context_blocks}
+    if average is not None:
+        state |= {"ema": average.state, "ema_updates": average.updates}
+    torch.save(state, tmp)
     tmp.replace(path)
 
 
@@ -144,6 +158,12 @@ def main() -> None:
     parser.add_argument("--centre-weight", type=float, default=1.0,
                         help="weight of the centre-peak loss in the total (edges 2, foreground 1)")
     parser.add_argument("--init-from", default=None, help="model weights (.pt state dict) to start from")
+    parser.add_argument("--ema", type=float, default=0.0, metavar="DECAY",
+                        help="also keep an exponential moving average of the weights with this "
+                             "decay, e.g. 0.999 (0: off); export it with export.py --ema")
+    parser.add_argument("--constant-lr", action="store_true",
+                        help="keep the rate at --lr after the warm-up instead of a cosine decay "
+                             "over --steps (an open-ended run, read through --ema)")
     parser.add_argument("--knit-share", type=float, default=KNIT_SHARE,
                         help="share of renders on a knit blanket (run 8: 0)")
     parser.add_argument("--stretch-share", type=float, default=STRETCH_SHARE,
