@@ -266,6 +266,8 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
                      "got": got,
                      "deck_names": list(decks.names), "names": names,
                      "face_up_prob": embeddings.face_up_prob,
+                     # A candidate embedder's impostor cohort (None: the shipped one).
+                     "background": embeddings.background,
                      "want": expected_owner(scene, names)[matched], "strip_px": detections.strip_px,
                      "thresholds": [p.threshold for p in decks.profiles],
                      "own_percentiles": own_percentiles, "kind": kind})

@@ -25,7 +25,7 @@ import numpy as np
 from cardtally.vision.consensus import ConsensusSettings, settle_by_consensus
 from cardtally.vision.decks import DeckProfile, DeckSet
 from cardtally.vision.detections import FACE_UP, UNKNOWN
-from cardtally.vision.embed import Embeddings, background_embeddings
+from cardtally.vision.embed import Embeddings
 from cardtally.vision.identify import IdentifySettings, classify, deck_similarities
 
 #: Columns of a tally row.
@@ -48,8 +48,11 @@ class Scene:
 def load_scenes(path: str) -> list[Scene]:
     with open(path, "rb") as handle:
         dump = pickle.load(handle)
+    # Dumps made with a candidate embedder (``identify_bench --embedder``) keep its impostor
+    # cohort; older dumps and the shipped embedder's have none and use the shipped one.
     return [Scene(e["kind"], Embeddings(np.asarray(e["vectors"], np.float32),
-                                        np.asarray(e["face_up_prob"], np.float32)),
+                                        np.asarray(e["face_up_prob"], np.float32),
+                                        e.get("background")),
                   [np.asarray(p, np.float32) for p in e["prototypes"]],
                   [float(t) for t in e["thresholds"]], list(e["deck_names"]), list(e["names"]),
                   np.asarray(e["want"]))
@@ -59,7 +62,6 @@ def load_scenes(path: str) -> list[Scene]:
 def tally(scenes: list[Scene], settings: IdentifySettings,
           threshold_offset: float = 0.0) -> dict[str, np.ndarray]:
     """Per scenario, the tally row of the replayed decisions (thresholds lowered by the offset)."""
-    background = background_embeddings()
     rows: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(7, np.int64))
     for scene in scenes:
         decks = DeckSet(tuple(
@@ -68,7 +70,7 @@ def tally(scenes: list[Scene], settings: IdentifySettings,
             for name, protos, threshold in zip(scene.deck_names, scene.prototypes, scene.thresholds,
                                                   strict=True)
         ))
-        ids = classify(scene.embeddings, decks, settings, background)
+        ids = classify(scene.embeddings, decks, settings, scene.embeddings.background_vectors())
         if settings.consensus is not None:
             ids = settle_by_consensus(scene.embeddings, decks, ids,
                                       deck_similarities(scene.embeddings, decks), settings.consensus)

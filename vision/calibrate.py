@@ -18,12 +18,7 @@ from cardtally.errors import CardtallyError
 from .clustering import average_linkage
 from .decks import DeckProfile, DeckSet, now_iso
 from .detections import CardDetections
-from .embed import (
-    BackEmbedder,
-    Embeddings,
-    default_embedder,
-    embedder_version,
-)
+from .embed import BackEmbedder, Embeddings, default_embedder
 from .load import load_distinct_images
 from .rectify import CROP_PX, INPUT_CHANNELS, normalise_crop, rectify_card
 from .templates import build_template, normalised_frame
@@ -399,6 +394,14 @@ def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
             f"No cards found in {', '.join(names)}. Photograph 5-40 cards of the deck backs up "
             "on a plain table, each card fully or mostly visible."
         )
-    embeddings = (embedder or default_embedder()).embed(crops.pixels)
-    return build_calibration(name, crops, embeddings, existing, names, embedder_version(),
+    embedder = embedder or default_embedder()
+    embeddings = embedder.embed(crops.pixels)
+    return build_calibration(name, crops, embeddings, existing, names, calibration_version(embedder),
                              embeddings.background_vectors())
+
+
+def calibration_version(embedder: BackEmbedder) -> str:
+    """The embedder version that profiles calibrated with ``embedder`` record."""
+    if embedder.version is None:
+        raise ValueError("an embedder built on a bare session has no version to calibrate with")
+    return embedder.version

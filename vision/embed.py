@@ -90,14 +90,22 @@ class Embeddings:
 
 class BackEmbedder:
     """Holds only the ONNX session (and, for a model other than the shipped one, its impostor
-    cohort ``background``); :meth:`embed` returns results instead of storing them."""
+    cohort ``background``); :meth:`embed` returns results instead of storing them.
+
+    ``version`` is what deck profiles calibrated with it record (:func:`embedder_version` for
+    the shipped model, the default without a ``session``); an embedder built on a bare
+    ``session`` has none and cannot calibrate.
+    """
 
     def __init__(self, session: ort.InferenceSession | None = None,
-                 background: np.ndarray | None = None) -> None:
-        self.session = session or load_packaged_model(EMBEDDER_FILE)
+                 background: np.ndarray | None = None, version: str | None = None) -> None:
+        if session is None:
+            session, version = load_packaged_model(EMBEDDER_FILE), embedder_version()
+        self.session = session
         self.input_name = self.session.get_inputs()[0].name
         self.output_names = [o.name for o in self.session.get_outputs()]
         self.background = background
+        self.version = version
 
     @classmethod
     def from_file(cls, model_path: Path, threads: int | None = None) -> BackEmbedder:
@@ -105,11 +113,12 @@ class BackEmbedder:
         cohort beside it (``NAME`` + :data:`BACKGROUND_SUFFIX`, written by the export)."""
         background_path = model_path.with_name(model_path.stem + BACKGROUND_SUFFIX)
         try:
-            session = model_session(model_path.read_bytes(), model_path.name, threads)
+            model_bytes = model_path.read_bytes()
+            session = model_session(model_bytes, model_path.name, threads)
             vectors = np.load(background_path)
         except (OSError, ValueError) as exc:
             raise CardtallyError(f"Cannot read the embedder {model_path} ({exc}).") from None
-        return cls(session, _read_only_unit_rows(vectors))
+        return cls(session, _read_only_unit_rows(vectors), _model_version(model_bytes))
 
     def embed(self, crops: CardCrops | np.ndarray) -> Embeddings:
         """Embed (n, 4, 64, 64) crops (see :func:`cardtally.vision.rectify.normalise_crop`)."""
@@ -153,7 +162,11 @@ def embedder_version() -> str:
         raise CardtallyError(
             f"The model file {EMBEDDER_FILE} is missing from the installation; reinstall cardtally."
         ) from None
-    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+    return _model_version(data)
+
+
+def _model_version(model_bytes: bytes) -> str:
+    return "sha256:" + hashlib.sha256(model_bytes).hexdigest()[:16]
 
 
 @functools.lru_cache(maxsize=1)

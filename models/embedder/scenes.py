@@ -10,10 +10,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ...vision.calibrate import Calibration, build_calibration, calibration_crops
+from ...vision.calibrate import (
+    Calibration,
+    build_calibration,
+    calibration_crops,
+    calibration_version,
+)
 from ...vision.decks import DeckSet
 from ...vision.detections import FACE_UP, CardDetections
-from ...vision.embed import BackEmbedder, embedder_version
+from ...vision.embed import BackEmbedder
 from ...vision.geometry import quad_long_axis_deg
 from ..synth.scene import Scene
 
@@ -77,7 +82,7 @@ def calibrate_from_scene(name: str, photo: Scene | Sequence[Scene], existing: De
     embeddings = embedder.embed(crops.pixels)
     files = [f"{name}.png"] if len(photos) == 1 else [f"{name}-{k + 1}.png" for k in range(len(photos))]
     return build_calibration(name, crops, embeddings, existing, files,
-                             embedder_version(), embeddings.background_vectors())
+                             calibration_version(embedder), embeddings.background_vectors())
 
 
 def real_back_paths() -> list[Path]:

@@ -4,7 +4,10 @@ Runs the real shipped embedder on rendered scenes with ground-truth card outline
 counts checked here depend on identification alone.
 """
 
+from importlib import resources
+
 import numpy as np
+import onnx
 import pytest
 
 from cardtally.errors import CardtallyError
@@ -21,7 +24,13 @@ from cardtally.vision.calibrate import (
 )
 from cardtally.vision.decks import DeckSet, load_decks, write_profile
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
-from cardtally.vision.embed import default_embedder
+from cardtally.vision.embed import (
+    EMBEDDER_FILE,
+    BackEmbedder,
+    background_embeddings,
+    default_embedder,
+    embedder_version,
+)
 from cardtally.vision.identify import identify
 
 SEED = 7
@@ -89,6 +98,23 @@ def test_two_photos_make_one_profile(designs):
     result = calibrate_from_scene("x", photos, DeckSet(()), default_embedder())
     assert result.n_cards == 4  # each photo alone is refused (test above)
     assert result.profile.name == "x"
+
+
+def test_profiles_record_the_version_of_the_embedder_that_calibrated_them(designs, tmp_path):
+    photo = render_calibration_photo(5, designs[0], n_cards=(4, 4), image_wh=(800, 600))
+    shipped = calibrate_from_scene("x", photo, DeckSet(()), default_embedder())
+    assert shipped.profile.embedder_version == embedder_version()
+    # A candidate: the shipped network with another doc string, so another file and version.
+    proto = onnx.load_from_string(resources.files("cardtally.models").joinpath(EMBEDDER_FILE).read_bytes())
+    proto.doc_string = "candidate"
+    onnx.save(proto, tmp_path / "candidate.onnx")
+    np.save(tmp_path / "candidate_background.npy", background_embeddings())
+    candidate = BackEmbedder.from_file(tmp_path / "candidate.onnx")
+    result = calibrate_from_scene("x", photo, DeckSet(()), candidate)
+    assert result.profile.embedder_version == candidate.version != embedder_version()
+    bare = BackEmbedder(candidate.session)
+    with pytest.raises(ValueError, match="has no version to calibrate with"):
+        calibrate_from_scene("x", photo, DeckSet(()), bare)
 
 
 def test_helpers():
