@@ -22,14 +22,13 @@ from identify_bench import SCENARIOS, SEED_BASE, calibration_photos, scenario_de
 from cardtally.models.synth.designs import random_back_design
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.calibrate import (
-    MIN_USABLE_CARDS,
     calibration_crops,
     design_groups,
     design_judges,
-    find_cards,
     mixes_designs,
     whole_back_rows,
 )
+from cardtally.vision.calibration_cards import MIN_USABLE_CARDS, find_cards
 from cardtally.vision.embed import BackEmbedder, default_embedder
 
 CUTS = (0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75)

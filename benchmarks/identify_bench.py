@@ -35,7 +35,11 @@ from cardtally.models.embedder.scenes import (
 from cardtally.models.synth.designs import design_family, load_design, random_back_design
 from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import Scene, SceneOptions, render_calibration_photo, render_scene
-from cardtally.vision.calibrate import CALIBRATION_DETECTOR_SETTINGS, find_cards, keep_card_sized
+from cardtally.vision.calibration_cards import (
+    CALIBRATION_DETECTOR_SETTINGS,
+    find_cards,
+    keep_card_sized,
+)
 from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckSet
 from cardtally.vision.detect import CardDetector
@@ -136,12 +140,13 @@ def more_calibration_photos(photos: list, designs: list[np.ndarray], names: list
 def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
                     with_detector: bool,
                     find: Callable[[np.ndarray], CardDetections] = find_cards,
-                    ) -> tuple[DeckSet, list, list[str]]:
+                    second_try: bool = True) -> tuple[DeckSet, list, list[str]]:
     """Calibrate each deck in turn (later decks are compared with the earlier ones) from its
     list of photos in ``photos``.
 
     With the detector, calibration finds its cards with ``find`` (by default as `cardtally
-    calibrate` does); otherwise it uses the true outlines. Returns the decks, the calibration
+    calibrate` does) and, with ``second_try``, tries a refused deck again with the cards found
+    by their shape, as `cardtally calibrate` does; otherwise it uses the true outlines. Returns the decks, the calibration
     results and the messages of the refused calibrations (those decks' cards can then only
     miss).
     """
@@ -149,7 +154,8 @@ def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
     for name, deck_photos in zip(names, photos, strict=True):
         try:
             found = [find(p.image) for p in deck_photos] if with_detector else None
-            result = calibrate_from_scene(name, deck_photos, decks, embedder, found)
+            result = calibrate_from_scene(name, deck_photos, decks, embedder, found,
+                                          second_try=with_detector and second_try)
         except CardtallyError as exc:
             refusals.append(str(exc).split(";")[0])
             continue
@@ -222,7 +228,7 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
               white_balance: tuple[float, float], dump: list | None = None,
               settings: IdentifySettings | None = None, photos_per_deck: int = 1,
               candidates: CandidateDetectors | None = None,
-              observe: Observer | None = None) -> None:
+              observe: Observer | None = None, second_try: bool = True) -> None:
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
@@ -232,7 +238,7 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
                                      [SEED_BASE, trial, n_decks, len(kind), 1])
     candidates = candidates or CandidateDetectors()
     decks, results, refusals = calibrate_decks(photos, names, embedder, detector == "real",
-                                               candidates.find_calibration_cards)
+                                               candidates.find_calibration_cards, second_try)
     tally.calibration_failures += refusals
     own_percentiles = [(r.own_similarity_percentiles, r.impostor_similarity_percentiles)
                        for r in results]
@@ -400,6 +406,9 @@ def main() -> None:
                         help="a candidate back embedder (ONNX, with its impostor cohort "
                              "NAME_background.npy beside it, as the export writes them) in "
                              "place of the shipped one")
+    parser.add_argument("--no-second-try", action="store_true",
+                        help="through the detector, leave refused calibrations refused (before "
+                             "session 29) instead of trying the cards found by their shape")
     args = parser.parse_args()
     candidates = CandidateDetectors.from_files(args.calibration_model, args.model)
     if args.timing_only:
@@ -424,7 +433,8 @@ def main() -> None:
         t = Tally()
         for trial in range(args.first_trial, args.first_trial + args.trials):
             run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb, dump,
-                      settings, args.calibration_photos, candidates)
+                      settings, args.calibration_photos, candidates,
+                      second_try=not args.no_second_try)
         print(f"| {name} | {t.pct(t.correct, t.backs)} | {t.pct(t.unknown, t.backs)} "
               f"| {t.pct(t.wrong, t.backs)} | {t.pct(t.strips_correct, t.strips)} "
               f"| {t.pct(t.whole_correct, t.whole)} | {t.pct(t.uncal_rejected, t.uncal)} "

@@ -8,13 +8,13 @@ strip of the back looks like, not only the whole card.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from cardtally.errors import CardtallyError
 
+from .calibration_cards import MIN_USABLE_CARDS, find_cards, with_second_try
 from .clustering import average_linkage
 from .decks import DeckProfile, DeckSet, now_iso
 from .detections import CardDetections
@@ -22,10 +22,7 @@ from .embed import BackEmbedder, Embeddings, default_embedder
 from .load import load_distinct_images
 from .rectify import CROP_PX, INPUT_CHANNELS, normalise_crop, rectify_card
 from .templates import build_template, normalised_frame
-from .watershed_cards import DetectorSettings
 
-#: Fewer usable cards than this cannot show how much one design varies.
-MIN_USABLE_CARDS = 3
 #: Strip widths cut from each card, as a fraction of the card side they run along.
 STRIP_FRACTIONS = (0.1, 0.2, 0.35)
 #: L-shape arm width, as a fraction of the card width.
@@ -65,16 +62,6 @@ FACE_UP_PROB = 0.9
 #: A deck's own views may reach the face-up head's 99th percentile + this, within the range.
 FACE_UP_LIMIT_MARGIN = 0.1
 FACE_UP_LIMIT_RANGE = (0.4, 0.95)
-#: Detections whose card area is off the photo's median by more than this factor are dropped.
-CARD_AREA_SPREAD = 1.6
-#: Calibration photos show spread cards, each lying alone: a card that its own print cuts in
-#: two or three regions is joined again (the lone-card rule; session 11: 41 more right answers
-#: over the five identification scenarios through the detector, docs/BENCHMARKS.md). No card
-#: lies beneath another there, so the rule joins such pieces whatever the edge head says
-#: about the line between them (game photos keep that check). The spread layout's own centre
-#: threshold (game photos) is not used here: identification was measured without it.
-CALIBRATION_DETECTOR_SETTINGS = DetectorSettings(lone_card_max_boundary_edge=1.0,
-                                                 spread_centre_threshold=0.0)
 
 
 @dataclass(frozen=True)
@@ -348,56 +335,27 @@ def deck_threshold(own: np.ndarray, prototypes: np.ndarray,
     return float(np.clip(min(above_impostors, own_floor), low, high)), impostor
 
 
-def find_cards(image_bgr: np.ndarray) -> CardDetections:
-    """The shipped calibration detector's cards (:func:`keep_card_sized`), read with
-    :data:`CALIBRATION_DETECTOR_SETTINGS`; the classical contour finder while no detector
-    model is shipped."""
-    from .detect import CALIBRATION_DETECTOR_FILE, detect_calibration_cards
-
-    if resources.files("cardtally.models").joinpath(CALIBRATION_DETECTOR_FILE).is_file():
-        return keep_card_sized(detect_calibration_cards(image_bgr, CALIBRATION_DETECTOR_SETTINGS))
-    from .detect_classical import detect_cards_classical
-
-    return keep_card_sized(detect_cards_classical(image_bgr))
-
-
-def keep_card_sized(detections: CardDetections) -> CardDetections:
-    """The detections of a calibration photo whose estimated card is of the photo's card size.
-
-    All cards of a calibration photo are the same size, so outlines far from the median card
-    area (table texture, two cards merged into one) are dropped before they can look like a
-    second design. Where pieces of cards cut by their print outnumber the whole cards, the
-    median is a piece's area and the whole cards are the ones dropped: when fewer than
-    ``MIN_USABLE_CARDS`` outlines are left, all of them are kept and the design check decides.
-    """
-    if len(detections) < 2:
-        return detections
-    quads = detections.quad_xy
-    x, y = quads[:, :, 0], quads[:, :, 1]
-    area = 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1))
-    ratio = area / max(float(np.median(area)), 1e-6)
-    kept = detections[(ratio > 1 / CARD_AREA_SPREAD) & (ratio < CARD_AREA_SPREAD)]
-    return kept if len(kept) >= MIN_USABLE_CARDS else detections
-
-
 def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
                    embedder: BackEmbedder | None = None) -> Calibration:
     """Detect, crop and embed the cards in ``photo_paths`` and build deck ``name``'s profile."""
     # A photo given twice would count its cards twice, and each card would be its own
     # nearest "other card", raising the deck's threshold.
     images = [loaded.bgr for loaded in load_distinct_images(photo_paths, "calibration photo")]
-    detections = [find_cards(image) for image in images]
-    crops = calibration_crops(images, detections)
     names = [p.name for p in photo_paths]
-    if len(crops.card_index) == 0:
-        raise CardtallyError(
-            f"No cards found in {', '.join(names)}. Photograph 5-40 cards of the deck backs up "
-            "on a plain table, each card fully or mostly visible."
-        )
     embedder = embedder or default_embedder()
-    embeddings = embedder.embed(crops.pixels)
-    return build_calibration(name, crops, embeddings, existing, names, calibration_version(embedder),
-                             embeddings.background_vectors())
+
+    def calibrate_cards(detections: list[CardDetections]) -> Calibration:
+        crops = calibration_crops(images, detections)
+        if len(crops.card_index) == 0:
+            raise CardtallyError(
+                f"No cards found in {', '.join(names)}. Photograph 5-40 cards of the deck backs "
+                "up on a plain table, each card fully or mostly visible."
+            )
+        embeddings = embedder.embed(crops.pixels)
+        return build_calibration(name, crops, embeddings, existing, names,
+                                 calibration_version(embedder), embeddings.background_vectors())
+
+    return with_second_try(calibrate_cards, images, [find_cards(image) for image in images])
 
 
 def calibration_version(embedder: BackEmbedder) -> str:

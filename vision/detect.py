@@ -306,8 +306,14 @@ def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None
     return _shipped_detector(DETECTOR_FILE).detect(image_bgr, settings)
 
 
+def calibration_detector() -> CardDetector:
+    """The shipped calibration network (:data:`CALIBRATION_DETECTOR_FILE`) behind the shipped
+    survey model, created once per process."""
+    return _shipped_detector(CALIBRATION_DETECTOR_FILE)
+
+
 def detect_calibration_cards(image_bgr: np.ndarray,
                              settings: DetectorSettings | None = None) -> CardDetections:
     """:func:`detect_cards` for a deck's calibration photo: the shipped calibration network
     (:data:`CALIBRATION_DETECTOR_FILE`), surveyed by the shipped survey model."""
-    return _shipped_detector(CALIBRATION_DETECTOR_FILE).detect(image_bgr, settings)
+    return calibration_detector().detect(image_bgr, settings)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...vision.calibrate import find_cards
+from ...vision.calibration_cards import find_cards
 from ...vision.detect import detect_cards
 from ...vision.detections import FACE_UP, CardDetections
 from ...vision.rectify import CROP_PX, INPUT_CHANNELS, card_crops

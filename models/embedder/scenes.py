@@ -16,6 +16,7 @@ from ...vision.calibrate import (
     calibration_crops,
     calibration_version,
 )
+from ...vision.calibration_cards import with_second_try
 from ...vision.decks import DeckSet
 from ...vision.detections import FACE_UP, CardDetections
 from ...vision.embed import BackEmbedder
@@ -68,21 +69,28 @@ def expected_owner(scene: Scene, deck_order: list[str]) -> np.ndarray:
 
 def calibrate_from_scene(name: str, photo: Scene | Sequence[Scene], existing: DeckSet,
                          embedder: BackEmbedder,
-                         detections: CardDetections | Sequence[CardDetections] | None = None
-                         ) -> Calibration:
+                         detections: CardDetections | Sequence[CardDetections] | None = None,
+                         second_try: bool = False) -> Calibration:
     """Enrol a deck from one or several rendered calibration photos, with ground-truth card
     outlines unless ``detections`` (e.g. the shipped detector's, as `cardtally calibrate` finds
-    them; one per photo) are given."""
+    them; one per photo) are given. With ``second_try``, a refused calibration is tried again
+    with the cards found by their shape, as `cardtally calibrate` does
+    (:func:`~cardtally.vision.calibration_cards.with_second_try`)."""
     photos = [photo] if isinstance(photo, Scene) else list(photo)
     if detections is None:
         found = [gt_detections(p) for p in photos]
     else:
         found = [detections] if isinstance(detections, CardDetections) else list(detections)
-    crops = calibration_crops([p.image for p in photos], found)
-    embeddings = embedder.embed(crops.pixels)
+    images = [p.image for p in photos]
     files = [f"{name}.png"] if len(photos) == 1 else [f"{name}-{k + 1}.png" for k in range(len(photos))]
-    return build_calibration(name, crops, embeddings, existing, files,
-                             calibration_version(embedder), embeddings.background_vectors())
+
+    def calibrate_cards(cards: list[CardDetections]) -> Calibration:
+        crops = calibration_crops(images, cards)
+        embeddings = embedder.embed(crops.pixels)
+        return build_calibration(name, crops, embeddings, existing, files,
+                                 calibration_version(embedder), embeddings.background_vectors())
+
+    return with_second_try(calibrate_cards, images, found) if second_try else calibrate_cards(found)
 
 
 def real_back_paths() -> list[Path]:

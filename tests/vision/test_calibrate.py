@@ -15,13 +15,8 @@ from cardtally.models.embedder.scenes import calibrate_from_scene, expected_owne
 from cardtally.models.synth.designs import random_back_design
 from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
-from cardtally.vision.calibrate import (
-    MIN_USABLE_CARDS,
-    design_groups,
-    keep_card_sized,
-    nearest_other_card,
-    spherical_kmeans,
-)
+from cardtally.vision.calibrate import design_groups, nearest_other_card, spherical_kmeans
+from cardtally.vision.calibration_cards import MIN_USABLE_CARDS, keep_card_sized
 from cardtally.vision.decks import DeckSet, load_decks, write_profile
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import (
@@ -154,8 +149,8 @@ def test_calibration_keeps_the_cards_of_the_photos_card_size():
 def test_calibration_photos_are_read_with_the_lone_card_rule(monkeypatch):
     # Spread calibration cards lie alone: one cut in pieces by its print is joined again,
     # whatever the edge head says about the line between the pieces.
-    import cardtally.vision.detect as detect_module
-    from cardtally.vision.calibrate import CALIBRATION_DETECTOR_SETTINGS, find_cards
+    import cardtally.vision.calibration_cards as cards_module
+    from cardtally.vision.calibration_cards import CALIBRATION_DETECTOR_SETTINGS, find_cards
 
     seen = []
 
@@ -163,7 +158,7 @@ def test_calibration_photos_are_read_with_the_lone_card_rule(monkeypatch):
         seen.append(settings)
         return square_detections([100, 100, 100])
 
-    monkeypatch.setattr(detect_module, "detect_calibration_cards", fake_detect_calibration_cards)
+    monkeypatch.setattr(cards_module, "detect_calibration_cards", fake_detect_calibration_cards)
     assert len(find_cards(np.zeros((64, 64, 3), np.uint8))) == 3
     assert seen == [CALIBRATION_DETECTOR_SETTINGS]
     assert CALIBRATION_DETECTOR_SETTINGS.lone_card_size_tolerance > 0
