@@ -49,7 +49,11 @@ def train(args: argparse.Namespace) -> None:
     ckpt_path = out / "last.pt"
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     model = CardNet(width=args.width, context_blocks=args.context_blocks).to(device)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    if args.freeze_encoder:
+        for module in _encoder(model):
+            module.requires_grad_(False)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimiser = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=1e-4)
     step = 0
     average = None
     if ckpt_path.exists():
@@ -79,6 +83,10 @@ def train(args: argparse.Namespace) -> None:
         pin_memory=device.type == "cuda",
     )
     model.train()
+    if args.freeze_encoder:
+        # A frozen encoder keeps its batch-norm statistics too.
+        for module in _encoder(model):
+            module.eval()
     started = time.time()
     log = (out / "log.jsonl").open("a")
     running: dict[str, float] = {}
@@ -109,6 +117,11 @@ def train(args: argparse.Namespace) -> None:
             _save(model, optimiser, step, ckpt_path, average)
     _save(model, optimiser, step, ckpt_path, average)
     print(f"stopped at step {step}", flush=True)
+
+
+def _encoder(model: CardNet) -> list[torch.nn.Module]:
+    """The layers from the image down to 1/32 (``--freeze-encoder`` keeps them as loaded)."""
+    return [model.stem, model.down2, model.down3, model.down4, model.down5, model.context]
 
 
 def _load_matching(model: CardNet, weights: dict[str, torch.Tensor]) -> None:
@@ -161,6 +174,9 @@ def main() -> None:
     parser.add_argument("--ema", type=float, default=0.0, metavar="DECAY",
                         help="also keep an exponential moving average of the weights with this "
                              "decay, e.g. 0.999 (0: off); export it with export.py --ema")
+    parser.add_argument("--freeze-encoder", action="store_true",
+                        help="train only the decoder and heads; the encoder (weights and "
+                             "batch-norm statistics) stays as loaded")
     parser.add_argument("--constant-lr", action="store_true",
                         help="keep the rate at --lr after the warm-up instead of a cosine decay "
                              "over --steps (an open-ended run, read through --ema)")

@@ -76,3 +76,27 @@ def test_export_takes_the_average_only_when_asked(tmp_path):
     model.eval()
     assert torch.allclose(outputs["model"], model(image), atol=1e-4)
     assert not torch.allclose(outputs["ema"], outputs["model"], atol=1e-4)
+
+
+def test_a_short_run_with_a_frozen_encoder_keeps_it_and_saves_the_average(tmp_path, monkeypatch):
+    import sys
+
+    from cardtally.models.detector import train
+
+    torch.manual_seed(0)
+    start = CardNet().state_dict()
+    torch.save(start, tmp_path / "start.pt")
+    monkeypatch.setattr(sys, "argv", [
+        "train", "--out", str(tmp_path / "run"), "--steps", "2", "--batch", "2", "--crop", "64",
+        "--workers", "0", "--lr", "1e-3", "--init-from", str(tmp_path / "start.pt"),
+        "--ema", "0.9", "--constant-lr", "--freeze-encoder", "--save-every", "1"])
+    train.main()
+    saved = torch.load(tmp_path / "run" / "last.pt")
+    assert saved["step"] == 2 and saved["ema_updates"] == 2
+    encoder = ("stem.", "down2.", "down3.", "down4.", "down5.", "context.")
+    for name, tensor in start.items():
+        frozen = name.startswith(encoder)
+        assert torch.equal(saved["model"][name], tensor) == frozen or not tensor.is_floating_point(), name
+    # The average moved with the decoder and stayed with the encoder.
+    assert torch.equal(saved["ema"]["stem.0.weight"], start["stem.0.weight"])
+    assert not torch.equal(saved["ema"]["head.weight"], start["head.weight"])
