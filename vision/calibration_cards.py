@@ -39,6 +39,23 @@ CARD_AREA_SPREAD = 1.6
 #: threshold (game photos) is not used here: identification was measured without it.
 CALIBRATION_DETECTOR_SETTINGS = DetectorSettings(lone_card_max_boundary_edge=1.0,
                                                  spread_centre_threshold=0.0)
+#: Long sides (px) the photo is read at: cards spread on a table are 1/4 to 1/12 of the photo,
+#: so at these sizes they come out near the lengths the network was trained on.
+WORK_LONG_SIDES_PX = (1280, 960, 768)
+#: Card pixels: foreground probability at least this (at 0.5 fewer whole cards were found in
+#: the refused photos of session 29, docs/BENCHMARKS.md).
+FOREGROUND_MIN = 0.7
+#: Blobs are eroded by this many output pixels before they are separated, so that a thin
+#: bridge of table texture taken for card does not join a card to its surroundings.
+ERODE_PX = 1
+#: A card's short side over its long side (59:91 is 0.65; the camera's tilt moves it).
+ASPECT_RANGE = (0.5, 0.9)
+#: Share of its rectangle that a card's blob fills (rounded corners and soft edges lose some).
+MIN_FILL = 0.85
+#: Blobs shorter than this (output pixels) are too small to judge by their shape.
+MIN_LONG_PX = 12
+#: Two reads of the same card overlap at least this much of the smaller one: one is kept.
+DUPLICATE_OVERLAP = 0.5
 
 
 def find_cards(image_bgr: np.ndarray) -> CardDetections:
@@ -91,24 +108,6 @@ def with_second_try(calibrate: Callable[[list[CardDetections]], Calibrated],
             raise refusal from None
 
 
-#: Long sides (px) the photo is read at: cards spread on a table are 1/4 to 1/12 of the photo,
-#: so at these sizes they come out near the lengths the network was trained on.
-WORK_LONG_SIDES_PX = (1280, 960, 768)
-#: Card pixels: foreground probability at least this (0.5 lets table stripes join the cards).
-FOREGROUND_MIN = 0.7
-#: Blobs are eroded by this many output pixels before they are separated, so that a thin
-#: bridge of table texture taken for card does not join a card to its surroundings.
-ERODE_PX = 1
-#: A card's short side over its long side (59:91 is 0.65; the camera's tilt moves it).
-ASPECT_RANGE = (0.5, 0.9)
-#: Share of its rectangle that a card's blob fills (rounded corners and soft edges lose some).
-MIN_FILL = 0.85
-#: Blobs shorter than this (output pixels) are too small to judge by their shape.
-MIN_LONG_PX = 12
-#: Two reads of the same card overlap at least this much of the smaller one: one is kept.
-DUPLICATE_OVERLAP = 0.5
-
-
 def card_shaped_blobs(foreground: np.ndarray) -> list[np.ndarray]:
     """(4, 2) rectangles, in output pixels, of the foreground blobs shaped like a whole card
     and clear of the map's border."""
@@ -142,8 +141,12 @@ def find_card_shapes(image_bgr: np.ndarray) -> CardDetections:
     detector = calibration_detector()
     height, width = image_bgr.shape[:2]
     quads: list[np.ndarray] = []
+    factors_read: set[float] = set()
     for long_side_px in WORK_LONG_SIDES_PX:
         work, factor = resize_to_long_side(image_bgr, long_side_px)
+        if factor in factors_read:  # a small photo is never enlarged: read once
+            continue
+        factors_read.add(factor)
         foreground = detector.predict_maps(work)[0]
         for box in card_shaped_blobs(foreground):
             # Output pixel centres -> photo pixels.
