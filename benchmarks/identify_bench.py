@@ -146,9 +146,10 @@ def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
 
     With the detector, calibration finds its cards with ``find`` (by default as `cardtally
     calibrate` does) and, with ``second_try``, tries a refused deck again with the cards found
-    by their shape, as `cardtally calibrate` does; otherwise it uses the true outlines. Returns the decks, the calibration
-    results and the messages of the refused calibrations (those decks' cards can then only
-    miss).
+    by their shape, as `cardtally calibrate` does (always with the shipped calibration network,
+    even when ``find`` runs a candidate); otherwise it uses the true outlines. Returns the
+    decks, the calibration results and the messages of the refused calibrations (those decks'
+    cards can then only miss).
     """
     decks, results, refusals = DeckSet(()), [], []
     for name, deck_photos in zip(names, photos, strict=True):

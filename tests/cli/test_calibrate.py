@@ -6,12 +6,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from refused_calibration import family_photo_cut_in_pieces
 from typer.testing import CliRunner
 
 from cardtally.cli import app
-from cardtally.models.synth.designs import design_family, random_back_design
+from cardtally.models.synth.designs import random_back_design
 from cardtally.models.synth.photo import kelvin_to_bgr_gain
-from cardtally.models.synth.scene import render_calibration_photo
 from cardtally.vision.decks import profile_path
 
 runner = CliRunner()
@@ -139,12 +139,7 @@ def test_cards_cut_in_pieces_are_found_again_by_their_shape(tmp_path: Path):
     # A family deck's rendered calibration photo whose cards the detector cuts into pieces that
     # look like two designs (tests/vision/test_calibration_cards.py): the second try finds its
     # seven whole cards by their shape and calibrates the deck from them.
-    rng = np.random.default_rng([900_000, 5, 4, len("family")])
-    designs = design_family(rng, n=4)
-    seeds = [int(rng.integers(2**31)) for _ in designs]
-    photo = render_calibration_photo(seeds[1], designs[1], image_wh=(1280, 960), deck_name="deck1",
-                                     colour_temp_k=(6500.0, 6500.0), white_balance=(0.5, 0.95))
     path = tmp_path / "deck1.png"
-    cv2.imwrite(str(path), photo.image)
+    cv2.imwrite(str(path), family_photo_cut_in_pieces().image)
     result = calibrate("deck1", str(path))
     assert (result.exit_code, result.stderr) == (0, "Calibrated deck 'deck1' from 7 cards in 1 photo.\n")

@@ -3,11 +3,10 @@
 import cv2
 import numpy as np
 import pytest
+from refused_calibration import family_photo_cut_in_pieces
 
 from cardtally.errors import CardtallyError
 from cardtally.models.embedder.scenes import calibrate_from_scene
-from cardtally.models.synth.designs import design_family
-from cardtally.models.synth.scene import render_calibration_photo
 from cardtally.vision.calibration_cards import card_shaped_blobs, find_card_shapes, find_cards
 from cardtally.vision.decks import DeckSet
 from cardtally.vision.embed import default_embedder
@@ -40,11 +39,7 @@ def test_a_refused_calibration_photo_is_read_again_by_card_shape():
     # A family deck's calibration photo (seeds as in identify_bench's family scenario, scene 5,
     # deck 1): the detector cuts its cards in pieces that look like two designs; all seven of
     # its whole cards are found by their shape, and the deck is calibrated from them.
-    rng = np.random.default_rng([900_000, 5, 4, len("family")])
-    designs = design_family(rng, n=4)
-    seeds = [int(rng.integers(2**31)) for _ in designs]
-    photo = render_calibration_photo(seeds[1], designs[1], image_wh=(1280, 960), deck_name="deck1",
-                                     colour_temp_k=(6500.0, 6500.0), white_balance=(0.5, 0.95))
+    photo = family_photo_cut_in_pieces()
     whole = [card for card in photo.cards if card.visible_fraction > 0.99]
     assert len(photo.cards) == 8 and len(whole) == 7
     found = find_cards(photo.image)
