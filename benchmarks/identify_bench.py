@@ -37,6 +37,7 @@ from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import Scene, SceneOptions, render_calibration_photo, render_scene
 from cardtally.vision.calibration_cards import (
     CALIBRATION_DETECTOR_SETTINGS,
+    find_card_shapes,
     find_cards,
     keep_card_sized,
 )
@@ -140,23 +141,26 @@ def more_calibration_photos(photos: list, designs: list[np.ndarray], names: list
 def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
                     with_detector: bool,
                     find: Callable[[np.ndarray], CardDetections] = find_cards,
-                    second_try: bool = True) -> tuple[DeckSet, list, list[str]]:
+                    second_try: bool = True,
+                    find_shapes: Callable[[np.ndarray], CardDetections] | None = None
+                    ) -> tuple[DeckSet, list, list[str]]:
     """Calibrate each deck in turn (later decks are compared with the earlier ones) from its
     list of photos in ``photos``.
 
     With the detector, calibration finds its cards with ``find`` (by default as `cardtally
-    calibrate` does) and, with ``second_try``, tries a refused deck again with the cards found
-    by their shape, as `cardtally calibrate` does (always with the shipped calibration network,
-    even when ``find`` runs a candidate); otherwise it uses the true outlines. Returns the
-    decks, the calibration results and the messages of the refused calibrations (those decks'
-    cards can then only miss).
+    calibrate` does) and, with ``second_try``, tries a refused deck again with the cards that
+    ``find_shapes`` finds by their shape (by default in the shipped calibration network's map,
+    as `cardtally calibrate` does); otherwise it uses the true outlines. Returns the decks, the
+    calibration results and the messages of the refused calibrations (those decks' cards can
+    then only miss).
     """
     decks, results, refusals = DeckSet(()), [], []
     for name, deck_photos in zip(names, photos, strict=True):
         try:
             found = [find(p.image) for p in deck_photos] if with_detector else None
             result = calibrate_from_scene(name, deck_photos, decks, embedder, found,
-                                          second_try=with_detector and second_try)
+                                          second_try=with_detector and second_try,
+                                          find_shapes=find_shapes)
         except CardtallyError as exc:
             refusals.append(str(exc).split(";")[0])
             continue
@@ -239,7 +243,8 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
                                      [SEED_BASE, trial, n_decks, len(kind), 1])
     candidates = candidates or CandidateDetectors()
     decks, results, refusals = calibrate_decks(photos, names, embedder, detector == "real",
-                                               candidates.find_calibration_cards, second_try)
+                                               candidates.find_calibration_cards, second_try,
+                                               candidates.find_calibration_shapes)
     tally.calibration_failures += refusals
     own_percentiles = [(r.own_similarity_percentiles, r.impostor_similarity_percentiles)
                        for r in results]
@@ -338,6 +343,11 @@ class CandidateDetectors:
         if self.calibration is None:
             return find_cards(image)
         return keep_card_sized(self.calibration.detect(image, CALIBRATION_DETECTOR_SETTINGS))
+
+    def find_calibration_shapes(self, image: np.ndarray) -> CardDetections:
+        """The whole cards a refused calibration tries again with, as :func:`find_card_shapes`
+        finds them, in the candidate calibration model's foreground map where there is one."""
+        return find_card_shapes(image, self.calibration)
 
 
 def real_detections(scene, detector: CardDetector | None = None

@@ -21,7 +21,12 @@ import numpy as np
 
 from cardtally.errors import CardtallyError
 
-from .detect import CALIBRATION_DETECTOR_FILE, calibration_detector, detect_calibration_cards
+from .detect import (
+    CALIBRATION_DETECTOR_FILE,
+    CardDetector,
+    calibration_detector,
+    detect_calibration_cards,
+)
 from .detections import CardDetections
 from .geometry import order_quad
 from .load import resize_to_long_side
@@ -92,14 +97,17 @@ Calibrated = TypeVar("Calibrated")
 
 
 def with_second_try(calibrate: Callable[[list[CardDetections]], Calibrated],
-                    images_bgr: list[np.ndarray], detections: list[CardDetections]) -> Calibrated:
+                    images_bgr: list[np.ndarray], detections: list[CardDetections],
+                    find_shapes: Callable[[np.ndarray], CardDetections] | None = None) -> Calibrated:
     """``calibrate(detections)``; where that is refused, ``calibrate`` again with the photos'
-    cards found by their shape (:func:`find_card_shapes`). A second refusal, or too few such
-    cards to try, gives the first refusal: it describes what the detector saw."""
+    cards found by their shape (``find_shapes``, by default :func:`find_card_shapes`). A second
+    refusal, or too few such cards to try, gives the first refusal: it describes what the
+    detector saw."""
     try:
         return calibrate(detections)
     except CardtallyError as refusal:
-        shapes = [keep_card_sized(find_card_shapes(image)) for image in images_bgr]
+        find_shapes = find_shapes or find_card_shapes
+        shapes = [keep_card_sized(find_shapes(image)) for image in images_bgr]
         if sum(len(found) for found in shapes) < MIN_USABLE_CARDS:
             raise
         try:
@@ -135,10 +143,11 @@ def card_shaped_blobs(foreground: np.ndarray) -> list[np.ndarray]:
     return boxes
 
 
-def find_card_shapes(image_bgr: np.ndarray) -> CardDetections:
+def find_card_shapes(image_bgr: np.ndarray, detector: CardDetector | None = None) -> CardDetections:
     """The whole lone cards of a calibration photo, found by their shape (module docstring)
-    with the shipped calibration network; each visible outline is its full card."""
-    detector = calibration_detector()
+    in the foreground map of ``detector`` (default: the shipped calibration network); each
+    visible outline is its full card."""
+    detector = detector or calibration_detector()
     height, width = image_bgr.shape[:2]
     quads: list[np.ndarray] = []
     factors_read: set[float] = set()

@@ -58,6 +58,7 @@ def train(args: argparse.Namespace) -> None:
     average = None
     if ckpt_path.exists():
         state = torch.load(ckpt_path, map_location=device)
+        _check_same_trainable(state, len(trainable), args.freeze_encoder, ckpt_path)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         step = state["step"]
@@ -66,7 +67,9 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed at step {step}", flush=True)
     elif args.init_from:
         # Weights only (e.g. the shipped model's): a fresh optimiser and schedule from step 0.
-        _load_matching(model, torch.load(args.init_from, map_location=device))
+        weights = torch.load(args.init_from, map_location=device)
+        # A training checkpoint (last.pt) holds its weights under "model".
+        _load_matching(model, weights["model"] if "optimiser" in weights else weights)
         print(f"initialised from {args.init_from}", flush=True)
     if args.ema and average is None:
         average = WeightAverage(model, args.ema)
@@ -117,6 +120,17 @@ def train(args: argparse.Namespace) -> None:
             _save(model, optimiser, step, ckpt_path, average)
     _save(model, optimiser, step, ckpt_path, average)
     print(f"stopped at step {step}", flush=True)
+
+
+def _check_same_trainable(state: dict, n_trainable: int, freeze_encoder: bool, path: Path) -> None:
+    """Refuse to resume a checkpoint whose optimiser trained another set of layers: its state
+    cannot be loaded, and a run that changed its recipe halfway could not be reproduced."""
+    saved = sum(len(group["params"]) for group in state["optimiser"]["param_groups"])
+    if saved != n_trainable:
+        saved_as, asked = ("without", "with") if freeze_encoder else ("with", "without")
+        raise SystemExit(f"{path} was saved {saved_as} --freeze-encoder and cannot be resumed "
+                         f"{asked} it; resume it as it was started, or start a new --out "
+                         f"with --init-from {path}")
 
 
 def _encoder(model: CardNet) -> list[torch.nn.Module]:

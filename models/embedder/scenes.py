@@ -5,7 +5,7 @@ Used by the identification benchmark and the tests; imports the renderer but not
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -70,11 +70,14 @@ def expected_owner(scene: Scene, deck_order: list[str]) -> np.ndarray:
 def calibrate_from_scene(name: str, photo: Scene | Sequence[Scene], existing: DeckSet,
                          embedder: BackEmbedder,
                          detections: CardDetections | Sequence[CardDetections] | None = None,
-                         second_try: bool = False) -> Calibration:
+                         second_try: bool = False,
+                         find_shapes: Callable[[np.ndarray], CardDetections] | None = None
+                         ) -> Calibration:
     """Enrol a deck from one or several rendered calibration photos, with ground-truth card
     outlines unless ``detections`` (e.g. the shipped detector's, as `cardtally calibrate` finds
     them; one per photo) are given. With ``second_try``, a refused calibration is tried again
-    with the cards found by their shape, as `cardtally calibrate` does
+    with the cards found by their shape (``find_shapes``, by default in the shipped calibration
+    network's map), as `cardtally calibrate` does
     (:func:`~cardtally.vision.calibration_cards.with_second_try`)."""
     photos = [photo] if isinstance(photo, Scene) else list(photo)
     if detections is None:
@@ -90,7 +93,9 @@ def calibrate_from_scene(name: str, photo: Scene | Sequence[Scene], existing: De
         return build_calibration(name, crops, embeddings, existing, files,
                                  calibration_version(embedder), embeddings.background_vectors())
 
-    return with_second_try(calibrate_cards, images, found) if second_try else calibrate_cards(found)
+    if not second_try:
+        return calibrate_cards(found)
+    return with_second_try(calibrate_cards, images, found, find_shapes)
 
 
 def real_back_paths() -> list[Path]:

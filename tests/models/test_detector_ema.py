@@ -100,3 +100,30 @@ def test_a_short_run_with_a_frozen_encoder_keeps_it_and_saves_the_average(tmp_pa
     # The average moved with the decoder and stayed with the encoder.
     assert torch.equal(saved["ema"]["stem.0.weight"], start["stem.0.weight"])
     assert not torch.equal(saved["ema"]["head.weight"], start["head.weight"])
+
+
+def test_a_checkpoint_resumes_only_with_the_encoder_as_it_was_trained(tmp_path, monkeypatch):
+    import sys
+
+    from cardtally.models.detector import train
+
+    torch.manual_seed(0)
+    run = tmp_path / "run"
+    flags = ["train", "--out", str(run), "--steps", "1", "--batch", "2", "--crop", "64",
+             "--workers", "0", "--save-every", "1"]
+    monkeypatch.setattr(sys, "argv", flags)
+    train.main()
+    monkeypatch.setattr(sys, "argv", [*flags, "--steps", "2", "--freeze-encoder"])
+    with pytest.raises(SystemExit) as refused:
+        train.main()
+    assert str(refused.value) == (
+        f"{run / 'last.pt'} was saved without --freeze-encoder and cannot be resumed with it; "
+        f"resume it as it was started, or start a new --out with --init-from {run / 'last.pt'}")
+    # As the message says: its weights start a new frozen-encoder run.
+    monkeypatch.setattr(sys, "argv", ["train", "--out", str(tmp_path / "frozen"), "--steps", "1",
+                                      "--batch", "2", "--crop", "64", "--workers", "0",
+                                      "--init-from", str(run / "last.pt"), "--freeze-encoder"])
+    train.main()
+    started = torch.load(run / "last.pt")["model"]
+    frozen = torch.load(tmp_path / "frozen" / "last.pt")["model"]
+    assert torch.equal(frozen["stem.0.weight"], started["stem.0.weight"])

@@ -9,6 +9,7 @@ from cardtally.errors import CardtallyError
 from cardtally.models.embedder.scenes import calibrate_from_scene
 from cardtally.vision.calibration_cards import card_shaped_blobs, find_card_shapes, find_cards
 from cardtally.vision.decks import DeckSet
+from cardtally.vision.detections import CardDetections
 from cardtally.vision.embed import default_embedder
 
 
@@ -54,3 +55,15 @@ def test_a_refused_calibration_photo_is_read_again_by_card_shape():
     result = calibrate_from_scene("deck1", photo, DeckSet(()), default_embedder(), found,
                                   second_try=True)
     assert result.n_cards == 7
+
+
+def test_the_second_try_reads_the_cards_it_is_given():
+    # The same refused photo, its second try given a finder that sees no card shape (as a
+    # candidate calibration network might): the user sees the detector's refusal, so the
+    # given finder, not the shipped one, was read.
+    photo = family_photo_cut_in_pieces()
+    found = find_cards(photo.image)
+    wh = (photo.image.shape[1], photo.image.shape[0])
+    with pytest.raises(CardtallyError, match=r"^The photos deck1.png mix card designs"):
+        calibrate_from_scene("deck1", photo, DeckSet(()), default_embedder(), found,
+                             second_try=True, find_shapes=lambda image: CardDetections.empty(wh))
