@@ -170,11 +170,12 @@ def calibrate_decks(photos: list, names: list[str], embedder: BackEmbedder,
 
 
 def game_scene(rng: np.random.Generator, designs: list[np.ndarray], names: list[str],
-               face_up_fraction: float, white_balance: tuple[float, float]):
+               face_up_fraction: float, white_balance: tuple[float, float],
+               image_wh: tuple[int, int] = IMAGE_WH):
     """The rendered game photo: a mixed layout of every deck under the test light."""
     options = SceneOptions(
         preset="mixed", n_decks=len(names), designs=designs, deck_names=names,
-        n_cards=(40, 150), face_up_fraction=face_up_fraction, image_wh=IMAGE_WH,
+        n_cards=(40, 150), face_up_fraction=face_up_fraction, image_wh=image_wh,
         lighting=Lighting(colour_temp_k=(TEST_K, TEST_K), white_balance=white_balance),
     )
     return render_scene(int(rng.integers(2**31)), options)
@@ -233,7 +234,8 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
               white_balance: tuple[float, float], dump: list | None = None,
               settings: IdentifySettings | None = None, photos_per_deck: int = 1,
               candidates: CandidateDetectors | None = None,
-              observe: Observer | None = None, second_try: bool = True) -> None:
+              observe: Observer | None = None, second_try: bool = True,
+              image_wh: tuple[int, int] = IMAGE_WH) -> None:
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
@@ -251,7 +253,7 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
     tally.warnings += [f"{r.profile.name}~{r.closest.deck}:{r.closest.share:.2f}"
                        for r in results if r.closest is not None]
     all_names = names + [f"uncal{k}" for k in range(uncalibrated)]
-    scene = game_scene(rng, designs + extra, all_names, face_up_fraction, white_balance)
+    scene = game_scene(rng, designs + extra, all_names, face_up_fraction, white_balance, image_wh)
     if detector == "real":
         detections, matched = real_detections(scene, candidates.game)
         tally.missed += len(scene.cards) - len(set(matched[matched >= 0].tolist()))
@@ -417,6 +419,9 @@ def main() -> None:
                         help="a candidate back embedder (ONNX, with its impostor cohort "
                              "NAME_background.npy beside it, as the export writes them) in "
                              "place of the shipped one")
+    parser.add_argument("--image-wh", type=int, nargs=2, default=IMAGE_WH, metavar=("W", "H"),
+                        help="game photo size (the same layouts, rendered at this size; "
+                             "default: %(default)s)")
     parser.add_argument("--no-second-try", action="store_true",
                         help="through the detector, leave refused calibrations refused (before "
                              "session 29) instead of trying the cards found by their shape")
@@ -434,7 +439,9 @@ def main() -> None:
     wb = (0.0, 0.0) if args.no_white_balance else Lighting().white_balance
     print(f"calibration {CALIBRATION_K:.0f} K ({args.calibration_photos} photo(s) per deck), "
           f"test {TEST_K:.0f} K, camera white balance {wb}, "
-          f"{args.trials} scenes per scenario, detections: {args.detector}\n")
+          f"{args.trials} scenes per scenario, detections: {args.detector}"
+          + (f", game photos {args.image_wh[0]}x{args.image_wh[1]}"
+             if tuple(args.image_wh) != IMAGE_WH else "") + "\n")
     print("| scenario | backs-up accuracy | became UNKNOWN | wrong deck | strips 12-20 px "
           "| whole cards | uncalibrated rejected | face-up counted for a deck |")
     print("|---|---|---|---|---|---|---|---|")
@@ -445,7 +452,7 @@ def main() -> None:
         for trial in range(args.first_trial, args.first_trial + args.trials):
             run_trial(t, trial, kind, n, uncal, face_up, embedder, args.detector, wb, dump,
                       settings, args.calibration_photos, candidates,
-                      second_try=not args.no_second_try)
+                      second_try=not args.no_second_try, image_wh=tuple(args.image_wh))
         print(f"| {name} | {t.pct(t.correct, t.backs)} | {t.pct(t.unknown, t.backs)} "
               f"| {t.pct(t.wrong, t.backs)} | {t.pct(t.strips_correct, t.strips)} "
               f"| {t.pct(t.whole_correct, t.whole)} | {t.pct(t.uncal_rejected, t.uncal)} "
