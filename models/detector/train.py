@@ -184,7 +184,9 @@ def main() -> None:
     parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--centre-weight", type=float, default=1.0,
                         help="weight of the centre-peak loss in the total (edges 2, foreground 1)")
-    parser.add_argument("--init-from", default=None, help="model weights (.pt state dict) to start from")
+    parser.add_argument("--init-from", default=None,
+                        help="model weights to start from: a .pt state dict or a training "
+                             "checkpoint (its weights; a fresh optimiser and schedule)")
     parser.add_argument("--ema", type=float, default=0.0, metavar="DECAY",
                         help="also keep an exponential moving average of the weights with this "
                              "decay, e.g. 0.999 (0: off); export it with export.py --ema")
