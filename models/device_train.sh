@@ -54,9 +54,8 @@ fi
 detector() {
     local init="$runs/soup1921.pt"
     if [[ ! -f $init ]]; then  # the shipped game-photo weights, as models/MODEL_CARD.md builds them
-        python3 -c "import sys, torch; a, b = (torch.load(p) for p in sys.argv[1:3]); \
-torch.save({k: (a[k] + b[k]) / 2 if a[k].is_floating_point() else b[k] for k in a}, sys.argv[3])" \
-            models/detector/card_detector_run19.pt models/detector/card_detector_run21.pt "$init"
+        python3 -m cardtally.models.detector.average "$init" \
+            models/detector/card_detector_run19.pt models/detector/card_detector_run21.pt
     fi
     # Session 29's run 23 recipe (constant rate, read through the moving average), with the
     # GPU's larger batch; a carried last.pt resumes it.

@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 
 from ..synth.speed import tune_malloc
+from .average import load_weights
 from .data import (
     CARD_PX,
     IMPULSE_SHARE,
@@ -67,9 +68,7 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed at step {step}", flush=True)
     elif args.init_from:
         # Weights only (e.g. the shipped model's): a fresh optimiser and schedule from step 0.
-        weights = torch.load(args.init_from, map_location=device)
-        # A training checkpoint (last.pt) holds its weights under "model".
-        _load_matching(model, weights["model"] if "optimiser" in weights else weights)
+        _load_matching(model, load_weights(args.init_from, device))
         print(f"initialised from {args.init_from}", flush=True)
     if args.ema and average is None:
         average = WeightAverage(model, args.ema)
