@@ -1,6 +1,7 @@
 """Decode a photo file into a bounded-size 8-bit BGR image, with clear errors for bad files.
 
-Handles EXIF orientation (phone photos), 16-bit, greyscale and alpha images; refuses files
+Handles EXIF orientation (phone photos), 16-bit, greyscale and alpha images, and HEIC photos
+where pillow-heif is installed (``heif.py``); refuses files
 that are not images, truncated, empty, too small, or so large that decoding them would exhaust
 memory (the header is read before any pixel is decoded).
 """
@@ -16,6 +17,8 @@ import cv2
 import numpy as np
 
 from cardtally.errors import CardtallyError
+
+from .heif import decode_heic, heif_kind, open_heic
 
 #: Larger photos are refused before decoding (a 48 MP phone photo is 48e6 pixels).
 MAX_IMAGE_PIXELS = 120_000_000
@@ -89,16 +92,18 @@ def _header_size(data: bytes) -> tuple[int, int] | None:
 
 
 def decode_image(data: bytes, path: Path) -> LoadedImage:
-    """Decode image bytes (any format OpenCV reads) into a :class:`LoadedImage`."""
+    """Decode image bytes (any format OpenCV reads, and HEIC) into a :class:`LoadedImage`."""
     name = path.name
     if not data:
         raise CardtallyError(f"{name} is empty (0 bytes); it is not a photo.")
+    kind = heif_kind(data)
+    if kind == "HEIC":
+        heic = open_heic(data, name)
+        _check_pixels(name, *heic.size)
+        return _checked(decode_heic(heic, name), name, path)
     size = _header_size(data)
-    if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
-        raise CardtallyError(
-            f"{name} is {size[0]}x{size[1]} pixels, too large to process safely "
-            f"(limit {MAX_IMAGE_PIXELS // 1_000_000} megapixels); resize it first."
-        )
+    if size is not None:
+        _check_pixels(name, *size)
     buffer = np.frombuffer(data, np.uint8)
     is_jpeg = data[:2] == b"\xff\xd8"
     if is_jpeg and not _jpeg_complete(data):
@@ -114,8 +119,24 @@ def decode_image(data: bytes, path: Path) -> LoadedImage:
     if image is None:
         # IMREAD_COLOR applies the EXIF orientation; ANYDEPTH keeps 16-bit precision.
         image = cv2.imdecode(buffer, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
+    if image is None and kind == "AVIF":
+        raise CardtallyError(f"{name} is an AVIF image, which this installation's OpenCV cannot "
+                             "read; save it as JPEG or PNG.")
     if image is None:
         raise CardtallyError(f"{name} is not an image cardtally can read (JPEG, PNG, ...).")
+    return _checked(image, name, path)
+
+
+def _check_pixels(name: str, width: int, height: int) -> None:
+    if width * height > MAX_IMAGE_PIXELS:
+        raise CardtallyError(
+            f"{name} is {width}x{height} pixels, too large to process safely "
+            f"(limit {MAX_IMAGE_PIXELS // 1_000_000} megapixels); resize it first."
+        )
+
+
+def _checked(image: np.ndarray, name: str, path: Path) -> LoadedImage:
+    """A decoded image of any depth and channel count as 8-bit BGR, if its size is usable."""
     image = _to_uint8(image)
     height, width = image.shape[:2]
     if min(width, height) < MIN_IMAGE_SIDE_PX:
@@ -123,11 +144,7 @@ def decode_image(data: bytes, path: Path) -> LoadedImage:
             f"{name} is only {width}x{height} pixels; photos must be at least "
             f"{MIN_IMAGE_SIDE_PX} pixels on each side."
         )
-    if width * height > MAX_IMAGE_PIXELS:
-        raise CardtallyError(
-            f"{name} is {width}x{height} pixels, too large to process safely "
-            f"(limit {MAX_IMAGE_PIXELS // 1_000_000} megapixels); resize it first."
-        )
+    _check_pixels(name, width, height)
     return LoadedImage(path=path, bgr=np.ascontiguousarray(image))
 
 

@@ -1,5 +1,6 @@
 """Photo decoding: every odd input either loads upright in 8-bit BGR or gives a clear error."""
 
+import sys
 from pathlib import Path
 
 import cv2
@@ -98,3 +99,68 @@ def test_truncated_png_is_reported_as_truncated(tmp_path: Path) -> None:
     with pytest.raises(CardtallyError) as error:
         load_image(path)
     assert str(error.value) == "cut.png is truncated (the PNG data ends early); copy it again."
+
+
+HEIC = Path(__file__).resolve().parents[1] / "assets" / "phone.heic"
+
+
+def test_heic_photo_loads_upright(tmp_path: Path) -> None:
+    # Made as an iPhone makes them: the pixels stored as the sensor saw them (90x60, left half
+    # red), an `irot` box and EXIF orientation 6 saying to turn them clockwise. Turned once,
+    # not twice: the red half is at the top.
+    pytest.importorskip("pillow_heif")
+    image = load_image(HEIC)
+    assert image.bgr.dtype == np.uint8
+    assert image.image_wh == (60, 90)
+    assert image.bgr[5, 30, 2] > 200 and image.bgr[-5, 30, 2] < 60
+
+
+def test_heic_without_pillow_heif_says_how_to_read_it(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "pillow_heif", None)  # import fails as when not installed
+    with pytest.raises(CardtallyError) as error:
+        load_image(HEIC)
+    assert str(error.value) == (
+        "phone.heic is a HEIC photo; to read it, install HEIC support into cardtally's "
+        "environment (pip install pillow-heif), or take JPEG photos (iPhone: Settings > Camera "
+        "> Formats > Most Compatible).")
+
+
+def test_truncated_heic_is_reported_as_damaged(tmp_path: Path) -> None:
+    pytest.importorskip("pillow_heif")
+    path = tmp_path / "cut.heic"
+    path.write_bytes(HEIC.read_bytes()[:500])
+    with pytest.raises(CardtallyError) as error:
+        load_image(path)
+    assert str(error.value) == "cut.heic is a damaged or truncated HEIC photo; copy it again."
+
+
+def test_a_video_is_not_taken_for_a_heif_photo(tmp_path: Path) -> None:
+    path = tmp_path / "clip.jpg"
+    path.write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"\x00" * 200)
+    with pytest.raises(CardtallyError) as error:
+        load_image(path)
+    assert str(error.value) == "clip.jpg is not an image cardtally can read (JPEG, PNG, ...)."
+
+
+def test_huge_heic_is_refused_before_decoding(monkeypatch) -> None:
+    pytest.importorskip("pillow_heif")
+    from cardtally.vision import load
+
+    monkeypatch.setattr(load, "MAX_IMAGE_PIXELS", 5_000)  # 60x90 is 5,400
+    monkeypatch.setattr(load, "decode_heic", lambda *_: pytest.fail("decoded a refused photo"))
+    with pytest.raises(CardtallyError) as error:
+        load.load_image(HEIC)
+    assert str(error.value) == ("phone.heic is 60x90 pixels, too large to process safely "
+                                "(limit 0 megapixels); resize it first.")
+
+
+def test_avif_this_opencv_cannot_read_is_named(tmp_path: Path, monkeypatch) -> None:
+    from cardtally.vision import load
+
+    path = tmp_path / "photo.avif"
+    path.write_bytes(b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf" + b"\x00" * 200)
+    monkeypatch.setattr(load.cv2, "imdecode", lambda *_: None)
+    with pytest.raises(CardtallyError) as error:
+        load.load_image(path)
+    assert str(error.value) == ("photo.avif is an AVIF image, which this installation's OpenCV "
+                                "cannot read; save it as JPEG or PNG.")
