@@ -36,9 +36,13 @@ class PhotoCount:
     stage_s: dict[str, float] = field(default_factory=dict)
     #: Hex SHA-256 of the exact bytes that were decoded (the ledger's evidence).
     sha256: str = ""
+    #: The photo's own upright size where it was decoded smaller than that (``LoadedImage``).
+    full_wh: tuple[int, int] | None = None
 
     def to_json(self) -> dict:
-        """The photo entry of ``count --json`` (DESIGN.md §4)."""
+        """The photo entry of ``count --json`` (DESIGN.md §4), in the photo's own pixels."""
+        photo_wh = self.full_wh or self.image_wh
+        to_photo = np.array(photo_wh, np.float64) / np.array(self.image_wh, np.float64)
         cards = []
         for i in range(len(self.detections)):
             cards.append(
@@ -48,14 +52,14 @@ class PhotoCount:
                     "face_up": bool(self.identities.deck_index[i] == FACE_UP),
                     "polygon": [
                         [round(float(x), 1), round(float(y), 1)]
-                        for x, y in self.detections.quad_xy[i]
+                        for x, y in self.detections.quad_xy[i] * to_photo
                     ],
                 }
             )
         return {
             "path": str(self.path),
-            "width": self.image_wh[0],
-            "height": self.image_wh[1],
+            "width": photo_wh[0],
+            "height": photo_wh[1],
             "cards": cards,
         }
 
@@ -112,6 +116,7 @@ class _LoadedPhoto:
     sha256: str
     image_bgr: np.ndarray
     image_wh: tuple[int, int]
+    full_wh: tuple[int, int] | None
     decode_s: float
 
 
@@ -120,7 +125,8 @@ def _load(path: Path) -> _LoadedPhoto:
     data = read_photo_bytes(path)
     image = decode_image(data, path)
     sha256 = hashlib.sha256(data).hexdigest()
-    return _LoadedPhoto(path, sha256, image.bgr, image.image_wh, time.perf_counter() - started)
+    return _LoadedPhoto(path, sha256, image.bgr, image.image_wh, image.full_wh,
+                        time.perf_counter() - started)
 
 
 def _count_loaded(loaded: _LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
@@ -134,7 +140,8 @@ def _count_loaded(loaded: _LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.
         "detect": detected - started,
         "identify": identified - detected,
     }
-    photo = PhotoCount(loaded.path, loaded.image_wh, detections, identities, stage_s, loaded.sha256)
+    photo = PhotoCount(loaded.path, loaded.image_wh, detections, identities, stage_s, loaded.sha256,
+                       loaded.full_wh)
     return photo, loaded.image_bgr
 
 

@@ -24,6 +24,12 @@ from .heif import decode_heic, heif_kind, open_heic
 MAX_IMAGE_PIXELS = 120_000_000
 #: Smaller images cannot show a card strip of useful width.
 MIN_IMAGE_SIDE_PX = 32
+#: JPEGs at least twice this long are decoded at 1/2, 1/4 or 1/8 of their size (libjpeg
+#: scales while decoding: less time and memory) down to no less than this long side, a 12 MP
+#: phone photo's, the size identification is measured at; detection reads at most 3072 px.
+REDUCED_DECODE_LONG_SIDE_PX = 4000
+_REDUCED_JPEG_FLAGS = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+                       8: cv2.IMREAD_REDUCED_COLOR_8}
 
 
 @dataclass(frozen=True)
@@ -32,10 +38,18 @@ class LoadedImage:
 
     path: Path
     bgr: np.ndarray
+    #: The photo's own upright width and height: larger than ``image_wh`` where a large JPEG
+    #: was decoded at reduced size (None: the same).
+    full_wh: tuple[int, int] | None = None
 
     @property
     def image_wh(self) -> tuple[int, int]:
         return int(self.bgr.shape[1]), int(self.bgr.shape[0])
+
+    @property
+    def photo_wh(self) -> tuple[int, int]:
+        """The photo's own upright width and height, whatever size it was decoded at."""
+        return self.full_wh or self.image_wh
 
 
 def _png_size(head: bytes) -> tuple[int, int] | None:
@@ -116,6 +130,12 @@ def decode_image(data: bytes, path: Path) -> LoadedImage:
         raw = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
         if raw is not None and raw.ndim == 3 and raw.shape[2] == 4:
             image = _composite_alpha(raw)
+    reduction = _jpeg_reduction(size) if is_jpeg and size is not None else 1
+    if image is None and reduction > 1:
+        # Applies the EXIF orientation as IMREAD_COLOR does.
+        image = cv2.imdecode(buffer, _REDUCED_JPEG_FLAGS[reduction])
+        if image is not None:
+            return _checked(image, name, path, _upright(size, image))
     if image is None:
         # IMREAD_COLOR applies the EXIF orientation; ANYDEPTH keeps 16-bit precision.
         image = cv2.imdecode(buffer, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
@@ -135,7 +155,23 @@ def _check_pixels(name: str, width: int, height: int) -> None:
         )
 
 
-def _checked(image: np.ndarray, name: str, path: Path) -> LoadedImage:
+def _jpeg_reduction(size_wh: tuple[int, int]) -> int:
+    """1, 2, 4 or 8: how many times smaller to decode a JPEG of this size."""
+    for factor in (8, 4, 2):
+        if max(size_wh) >= factor * REDUCED_DECODE_LONG_SIDE_PX:
+            return factor
+    return 1
+
+
+def _upright(size_wh: tuple[int, int], decoded: np.ndarray) -> tuple[int, int]:
+    """The stored size turned as the EXIF orientation turned the decoded image."""
+    width, height = size_wh
+    turned = (width > height) != (decoded.shape[1] > decoded.shape[0])
+    return (height, width) if turned else (width, height)
+
+
+def _checked(image: np.ndarray, name: str, path: Path,
+             full_wh: tuple[int, int] | None = None) -> LoadedImage:
     """A decoded image of any depth and channel count as 8-bit BGR, if its size is usable."""
     image = _to_uint8(image)
     height, width = image.shape[:2]
@@ -145,7 +181,7 @@ def _checked(image: np.ndarray, name: str, path: Path) -> LoadedImage:
             f"{MIN_IMAGE_SIDE_PX} pixels on each side."
         )
     _check_pixels(name, width, height)
-    return LoadedImage(path=path, bgr=np.ascontiguousarray(image))
+    return LoadedImage(path=path, bgr=np.ascontiguousarray(image), full_wh=full_wh)
 
 
 def _composite_alpha(bgra: np.ndarray) -> np.ndarray:

@@ -164,3 +164,34 @@ def test_avif_this_opencv_cannot_read_is_named(tmp_path: Path, monkeypatch) -> N
         load.load_image(path)
     assert str(error.value) == ("photo.avif is an AVIF image, which this installation's OpenCV "
                                 "cannot read; save it as JPEG or PNG.")
+
+
+def test_large_jpeg_is_decoded_at_reduced_size(tmp_path: Path, monkeypatch) -> None:
+    from cardtally.vision import load
+
+    monkeypatch.setattr(load, "REDUCED_DECODE_LONG_SIDE_PX", 100)  # 400 px is 4 x 100
+    path = tmp_path / "big.jpg"
+    cv2.imwrite(str(path), _picture(300, 400))
+    image = load.load_image(path)
+    assert image.image_wh == (100, 75)
+    assert image.photo_wh == (400, 300)
+    assert image.bgr[30, 10, 2] > 200 and image.bgr[30, 90, 2] < 60
+
+
+def test_reduced_decode_turns_as_exif_says(tmp_path: Path, monkeypatch) -> None:
+    from cardtally.vision import load
+
+    monkeypatch.setattr(load, "REDUCED_DECODE_LONG_SIDE_PX", 150)  # 400 px: decoded at 1/2
+    path = tmp_path / "phone.jpg"
+    jpeg_with_exif_orientation(path, _picture(300, 400), orientation=6)
+    image = load.load_image(path)
+    assert image.image_wh == (150, 200)
+    assert image.photo_wh == (300, 400)
+    assert image.bgr[5, 75, 2] > 200 and image.bgr[-5, 75, 2] < 60
+
+
+def test_a_photo_decoded_whole_is_its_own_size(tmp_path: Path) -> None:
+    path = tmp_path / "plain.jpg"
+    cv2.imwrite(str(path), _picture())
+    image = load_image(path)
+    assert image.full_wh is None and image.photo_wh == image.image_wh == (90, 60)
