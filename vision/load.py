@@ -1,9 +1,9 @@
 """Decode a photo file into a bounded-size 8-bit BGR image, with clear errors for bad files.
 
 Handles EXIF orientation (phone photos), 16-bit, greyscale and alpha images, and HEIC photos
-where pillow-heif is installed (``heif.py``); refuses files
-that are not images, truncated, empty, too small, or so large that decoding them would exhaust
-memory (the header is read before any pixel is decoded).
+where pillow-heif is installed (``heif.py``); decodes large JPEGs at reduced size; refuses
+files that are not images, truncated, empty, too small, or so large that decoding them would
+exhaust memory (the header is read before any pixel is decoded).
 """
 
 from __future__ import annotations
