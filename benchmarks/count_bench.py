@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
+from cardtally.models.synth.scene import Scene, SceneOptions, render_calibration_photo, render_scene
 
 PHOTO_SEED = 970_000
 N_PHOTOS = 10
@@ -45,7 +45,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-def _run(cmd: list[str], env: dict) -> tuple[float, float, str]:
+def run_measured(cmd: list[str], env: dict) -> tuple[float, float, str]:
     """Wall seconds and peak RSS (MB) of the command's own process, and its stdout."""
     done = subprocess.run([sys.executable, "-c", _MEASURE, *cmd], env=env, capture_output=True,
                           text=True)
@@ -53,6 +53,24 @@ def _run(cmd: list[str], env: dict) -> tuple[float, float, str]:
         raise SystemExit(f"{' '.join(cmd)} failed with exit code {done.returncode}")
     wall_s, maxrss_kb = done.stderr.strip().splitlines()[-1].split()
     return float(wall_s), float(maxrss_kb) / 1024, done.stdout
+
+
+def calibrate_scene_decks(scene: Scene, seed: int, folder: Path, env: dict
+                          ) -> tuple[list[str], list[str]]:
+    """Calibrate each deck of a rendered ``scene`` with `cardtally calibrate` in the data home
+    of ``env``, from one rendered calibration photo each (seeds ``seed``, ``seed + 1``, ...,
+    written to ``folder``). Returns the decks calibrated and those refused: a refused
+    calibration (too few cards found) only makes that deck's cards unknown."""
+    calibrated: list[str] = []
+    refused: list[str] = []
+    for k, (design, name) in enumerate(zip(scene.deck_designs, scene.deck_names, strict=True)):
+        calib = render_calibration_photo(seed + k, design, image_wh=(1600, 1200))
+        path = folder / f"{name}.jpg"
+        path.write_bytes(calib.jpeg_bytes)
+        done = subprocess.run([sys.executable, "-m", "cardtally", "calibrate", name, str(path)],
+                              env=env, capture_output=True, text=True)
+        calibrated.append(name) if done.returncode == 0 else refused.append(name)
+    return calibrated, refused
 
 
 def main() -> None:
@@ -69,19 +87,9 @@ def main() -> None:
     for k in range(1, N_PHOTOS):
         photos.append(work / f"photo-{k}.jpg")
         photos[k].write_bytes(render_scene(PHOTO_SEED + 100 + k, options).jpeg_bytes)
-    calibrated: list[str] = []
-    refused: list[str] = []
-    for k, (design, name) in enumerate(zip(scene.deck_designs, scene.deck_names, strict=True)):
-        calib = render_calibration_photo(PHOTO_SEED + 1 + k, design, image_wh=(1600, 1200))
-        path = work / f"{name}.jpg"
-        path.write_bytes(calib.jpeg_bytes)
-        # A refused calibration (too few cards found) only makes that deck's cards unknown;
-        # the timing is still the command's.
-        done = subprocess.run([sys.executable, "-m", "cardtally", "calibrate", name, str(path)],
-                              env=env, capture_output=True, text=True)
-        calibrated.append(name) if done.returncode == 0 else refused.append(name)
+    calibrated, refused = calibrate_scene_decks(scene, PHOTO_SEED + 1, work, env)
     count = [sys.executable, "-m", "cardtally", "count", "--json"]
-    startup = [_run([sys.executable, "-m", "cardtally", "--version"], env)[0]
+    startup = [run_measured([sys.executable, "-m", "cardtally", "--version"], env)[0]
                for _ in range(args.runs)]
 
     from cardtally.vision.annotate import annotate
@@ -93,7 +101,7 @@ def main() -> None:
     count_photo(photos[0], decks)  # warm the sessions for the in-process split
     per_photo = []
     for path in photos:
-        runs = [_run(count + [str(path)], env) for _ in range(args.runs)]
+        runs = [run_measured(count + [str(path)], env) for _ in range(args.runs)]
         result, image = count_photo(path, decks)
         start = time.perf_counter()
         annotate(image, result.detections, result.identities)
@@ -105,7 +113,7 @@ def main() -> None:
             "peak_rss_mb": round(max(r[1] for r in runs), 1),
             "split_s": {k: round(v, 3) for k, v in split.items()},
         })
-    ten = _run(count + [str(p) for p in photos], env)
+    ten = run_measured(count + [str(p) for p in photos], env)
     medians = [statistics.median(p["count_s"]) for p in per_photo]
     report = {
         "photos": f"{N_PHOTOS} x 4032x3024 JPEG, rendered rows, 4 decks, 100 cards each",

@@ -8,7 +8,8 @@ data home of its own, then runs ``cardtally count --json`` on every photo in a f
 twice: as shipped, where a JPEG of 8000 px or more is decoded at 1/2, 1/4 or 1/8 of its size
 (``vision.load.REDUCED_DECODE_LONG_SIDE_PX``), and with that turned off. Prints per photo the
 cards found, UNKNOWN cards, how many cards the decks' counts are off from the rendered truth,
-the command's wall time and its peak RSS (``/usr/bin/time``), and the totals.
+the command's wall time and its own peak RSS (measured as count_bench measures them), and the
+totals.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from cardtally.models.synth.scene import SceneOptions, render_calibration_photo, render_scene
+from count_bench import calibrate_scene_decks, run_measured
+
+from cardtally.models.synth.scene import SceneOptions, render_scene
 
 PHOTO_SEED = 971_000
 CALIBRATION_SEED = 971_500
@@ -48,13 +50,9 @@ def main() -> None:
         path = work / f"photo-{k}.jpg"
         path.write_bytes(scene.jpeg_bytes)
         env = {**os.environ, "CARDTALLY_HOME": str(work / f"home-{k}")}
-        for j, (design, name) in enumerate(zip(scene.deck_designs, scene.deck_names, strict=True)):
-            calibration = work / f"{k}-{name}.jpg"
-            calibration.write_bytes(render_calibration_photo(
-                CALIBRATION_SEED + 10 * k + j, design, image_wh=(1600, 1200)).jpeg_bytes)
-            # A refused calibration leaves that deck's cards UNKNOWN in both settings alike.
-            subprocess.run([sys.executable, "-m", "cardtally", "calibrate", name, str(calibration)],
-                           env=env, capture_output=True)
+        (work / f"decks-{k}").mkdir()
+        # A refused calibration leaves that deck's cards UNKNOWN in both settings alike.
+        calibrate_scene_decks(scene, CALIBRATION_SEED + 10 * k, work / f"decks-{k}", env)
         photos.append((path, Counter(card.deck_name for card in scene.cards), env))
     print(f"{args.photos} rendered rows photos, {image_wh[0]}x{image_wh[1]}, 100 cards of 4 decks")
     for label, limit in (("reduced decode (shipped)", "load.REDUCED_DECODE_LONG_SIDE_PX"),
@@ -62,21 +60,18 @@ def main() -> None:
         off_total, walls, peaks = 0, [], []
         print(label)
         for path, truth, env in photos:
-            done = subprocess.run(
-                ["/usr/bin/time", "-f", "%e %M", sys.executable, "-c",
-                 _COUNT.format(limit=limit, photo=str(path))],
-                env=env, capture_output=True, text=True, check=True)
-            wall_s, rss_kb = done.stderr.strip().splitlines()[-1].split()
-            result = json.loads(done.stdout)
+            wall_s, peak_mb, stdout = run_measured(
+                [sys.executable, "-c", _COUNT.format(limit=limit, photo=str(path))], env)
+            result = json.loads(stdout)
             found = result["photos"][0]
             off = sum(abs(result["counts"].get(deck, 0) - truth.get(deck, 0))
                       for deck in set(truth) | set(result["counts"]))
             off_total += off
-            walls.append(float(wall_s))
-            peaks.append(int(rss_kb) / 1024)
+            walls.append(wall_s)
+            peaks.append(peak_mb)
             print(f"  {path.name} {found['width']}x{found['height']}: found {len(found['cards'])}, "
                   f"unknown {result['unknown']}, decks' counts off by {off}, "
-                  f"{float(wall_s):.2f} s, {peaks[-1]:.0f} MB")
+                  f"{wall_s:.2f} s, {peak_mb:.0f} MB")
         print(f"  decks' counts off in all: {off_total}; median {statistics.median(walls):.2f} s, "
               f"peak RSS median {statistics.median(peaks):.0f} MB, largest {max(peaks):.0f} MB")
 

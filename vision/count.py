@@ -22,7 +22,7 @@ from .decks import DeckSet
 from .detect import detect_cards
 from .detections import FACE_UP, CardDetections, CardIdentities
 from .identify import identify
-from .load import check_photo_path, decode_image, read_photo_bytes
+from .load import LoadedImage, check_photo_path, decode_image, read_photo_bytes
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class PhotoCount:
     def to_json(self) -> dict:
         """The photo entry of ``count --json`` (DESIGN.md §4), in the photo's own pixels."""
         photo_wh = self.full_wh or self.image_wh
-        to_photo = np.array(photo_wh, np.float64) / np.array(self.image_wh, np.float64)
+        quads_xy = self.detections.quad_xy * (np.array(photo_wh, np.float64) / self.image_wh)
         cards = []
         for i in range(len(self.detections)):
             cards.append(
@@ -52,7 +52,7 @@ class PhotoCount:
                     "face_up": bool(self.identities.deck_index[i] == FACE_UP),
                     "polygon": [
                         [round(float(x), 1), round(float(y), 1)]
-                        for x, y in self.detections.quad_xy[i] * to_photo
+                        for x, y in quads_xy[i]
                     ],
                 }
             )
@@ -112,11 +112,8 @@ def count_photo(path: Path, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
 
 @dataclass(frozen=True)
 class _LoadedPhoto:
-    path: Path
+    image: LoadedImage
     sha256: str
-    image_bgr: np.ndarray
-    image_wh: tuple[int, int]
-    full_wh: tuple[int, int] | None
     decode_s: float
 
 
@@ -125,24 +122,24 @@ def _load(path: Path) -> _LoadedPhoto:
     data = read_photo_bytes(path)
     image = decode_image(data, path)
     sha256 = hashlib.sha256(data).hexdigest()
-    return _LoadedPhoto(path, sha256, image.bgr, image.image_wh, image.full_wh,
-                        time.perf_counter() - started)
+    return _LoadedPhoto(image, sha256, time.perf_counter() - started)
 
 
 def _count_loaded(loaded: _LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
+    image = loaded.image
     started = time.perf_counter()
-    detections = detect_cards(loaded.image_bgr)
+    detections = detect_cards(image.bgr)
     detected = time.perf_counter()
-    identities = identify(loaded.image_bgr, detections, decks)
+    identities = identify(image.bgr, detections, decks)
     identified = time.perf_counter()
     stage_s = {
         "decode": loaded.decode_s,
         "detect": detected - started,
         "identify": identified - detected,
     }
-    photo = PhotoCount(loaded.path, loaded.image_wh, detections, identities, stage_s, loaded.sha256,
-                       loaded.full_wh)
-    return photo, loaded.image_bgr
+    photo = PhotoCount(image.path, image.image_wh, detections, identities, stage_s, loaded.sha256,
+                       image.full_wh)
+    return photo, image.bgr
 
 
 def check_photo_paths(paths: Sequence[Path]) -> None:

@@ -124,18 +124,17 @@ def decode_image(data: bytes, path: Path) -> LoadedImage:
         raise CardtallyError(f"{name} is truncated (the JPEG data ends early); copy it again.")
     if data[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in data[-64:]:
         raise CardtallyError(f"{name} is truncated (the PNG data ends early); copy it again.")
-    # JPEG never carries alpha; for the others peek at the channels to composite alpha.
     image = None
-    if not is_jpeg:
-        raw = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
-        if raw is not None and raw.ndim == 3 and raw.shape[2] == 4:
-            image = _composite_alpha(raw)
-    reduction = _jpeg_reduction(size) if is_jpeg and size is not None else 1
-    if image is None and reduction > 1:
+    if is_jpeg and size is not None and (reduction := _jpeg_reduction(size)) > 1:
         # Applies the EXIF orientation as IMREAD_COLOR does.
         image = cv2.imdecode(buffer, _REDUCED_JPEG_FLAGS[reduction])
         if image is not None:
             return _checked(image, name, path, _upright(size, image))
+    elif not is_jpeg:
+        # JPEG never carries alpha; for the others peek at the channels to composite alpha.
+        raw = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
+        if raw is not None and raw.ndim == 3 and raw.shape[2] == 4:
+            image = _composite_alpha(raw)
     if image is None:
         # IMREAD_COLOR applies the EXIF orientation; ANYDEPTH keeps 16-bit precision.
         image = cv2.imdecode(buffer, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)

@@ -9,6 +9,7 @@ import pytest
 from exif_jpeg import jpeg_with_exif_orientation
 
 from cardtally.errors import CardtallyError
+from cardtally.vision import load
 from cardtally.vision.load import MAX_IMAGE_PIXELS, load_image, resize_to_long_side
 
 
@@ -144,8 +145,6 @@ def test_a_video_is_not_taken_for_a_heif_photo(tmp_path: Path) -> None:
 
 def test_huge_heic_is_refused_before_decoding(monkeypatch) -> None:
     pytest.importorskip("pillow_heif")
-    from cardtally.vision import load
-
     monkeypatch.setattr(load, "MAX_IMAGE_PIXELS", 5_000)  # 60x90 is 5,400
     monkeypatch.setattr(load, "decode_heic", lambda *_: pytest.fail("decoded a refused photo"))
     with pytest.raises(CardtallyError) as error:
@@ -155,8 +154,6 @@ def test_huge_heic_is_refused_before_decoding(monkeypatch) -> None:
 
 
 def test_avif_this_opencv_cannot_read_is_named(tmp_path: Path, monkeypatch) -> None:
-    from cardtally.vision import load
-
     path = tmp_path / "photo.avif"
     path.write_bytes(b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf" + b"\x00" * 200)
     monkeypatch.setattr(load.cv2, "imdecode", lambda *_: None)
@@ -167,8 +164,6 @@ def test_avif_this_opencv_cannot_read_is_named(tmp_path: Path, monkeypatch) -> N
 
 
 def test_large_jpeg_is_decoded_at_reduced_size(tmp_path: Path, monkeypatch) -> None:
-    from cardtally.vision import load
-
     monkeypatch.setattr(load, "REDUCED_DECODE_LONG_SIDE_PX", 100)  # 400 px is 4 x 100
     path = tmp_path / "big.jpg"
     cv2.imwrite(str(path), _picture(300, 400))
@@ -179,8 +174,6 @@ def test_large_jpeg_is_decoded_at_reduced_size(tmp_path: Path, monkeypatch) -> N
 
 
 def test_reduced_decode_turns_as_exif_says(tmp_path: Path, monkeypatch) -> None:
-    from cardtally.vision import load
-
     monkeypatch.setattr(load, "REDUCED_DECODE_LONG_SIDE_PX", 150)  # 400 px: decoded at 1/2
     path = tmp_path / "phone.jpg"
     jpeg_with_exif_orientation(path, _picture(300, 400), orientation=6)
