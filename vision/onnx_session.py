@@ -34,6 +34,9 @@ def model_session(
     # The detector runs on photos of every size: an arena sized for the largest one would stay
     # allocated for the whole process (hundreds of MB); plain allocations are returned at once.
     options.enable_cpu_mem_arena = False
+    # onnxruntime's threads otherwise spin for a while after every run, taking the cores from
+    # OpenCV's decoding and resizing and from numpy in between the runs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads:
         options.intra_op_num_threads = threads
     providers = os.environ.get(PROVIDERS_ENV, "CPUExecutionProvider").split(",")
