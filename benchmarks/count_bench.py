@@ -3,7 +3,6 @@
     python benchmarks/count_bench.py --runs 3
     python benchmarks/count_bench.py --runs 3 --same-decks
 
-
 Renders the photos and one calibration photo per deck (fixed seeds), calibrates the decks in a
 temporary data home, then times the real command in fresh processes (start-up and decoding
 included): every photo alone (median of ``--runs``, with that process's own peak RSS and the

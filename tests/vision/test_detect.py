@@ -5,7 +5,7 @@ import pytest
 
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.models.synth.tables import random_table
-from cardtally.vision.detect import SURVEY_DETECTOR_FILE, CardDetector
+from cardtally.vision.detect import SURVEY_DETECTOR_FILE, CardDetector, network_input
 from cardtally.vision.onnx_session import load_packaged_model
 
 # Seeds far from the training stream (training uses seed * 10_000_000 + index, seed < 90).
@@ -87,3 +87,16 @@ def test_the_shipped_detector_surveys_with_the_shipped_survey_model(detector: Ca
     np.testing.assert_array_equal(survey_maps, want)
     # Two different networks: the processing model's maps differ.
     assert not np.array_equal(detector.predict_maps(image), want)
+
+
+def test_the_network_input_is_the_rgb_image_in_0_1_padded_to_32_and_contiguous() -> None:
+    rng = np.random.default_rng(7)
+    image_bgr = rng.integers(0, 256, (45, 70, 3), dtype=np.uint8)
+    tensor = network_input(image_bgr[:, 3:])  # a view, as a tile is
+    assert tensor.shape == (1, 3, 64, 96) and tensor.dtype == np.float32
+    assert tensor.flags.c_contiguous
+    rgb = image_bgr[:, 3:, ::-1].astype(np.float32) * (1.0 / 255.0)
+    np.testing.assert_array_equal(tensor[0, :, :45, :67], rgb.transpose(2, 0, 1))
+    # Padding mirrors the image (without repeating its last row and column).
+    np.testing.assert_array_equal(tensor[0, :, 45, :67], tensor[0, :, 43, :67])
+    np.testing.assert_array_equal(tensor[0, :, :45, 67], tensor[0, :, :45, 65])
