@@ -46,6 +46,10 @@ IMPULSE_FRACTION = (0.001, 0.01)
 CARD_PX = (60.0, 280.0)
 SMALL_CARD_PX = (16.0, 64.0)
 SMALL_CARD_SHARE = 0.4
+#: Every view drops cards thinner than this (px); at the survey's card sizes it drops most of
+#: a shingled row (an 8 px strip is half of a 16 px card), so the survey-sized views of runs up
+#: to 27 never showed the thin rows that a 12 MP photo of shingled rows gives the survey.
+MIN_STRIP_PX = 8.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,10 @@ class TrainingMix:
     card_px: tuple[float, float] = CARD_PX
     #: Share of crop-sized views with survey-sized cards (:data:`SMALL_CARD_PX`).
     small_card_share: float = SMALL_CARD_SHARE
+    #: When set, a survey-sized view keeps strips down to this fraction of its card's long
+    #: side (at least 1 px), as a 12 MP photo's shingled rows look to the 640 px survey,
+    #: instead of :data:`MIN_STRIP_PX`. 0: off (every run up to 27).
+    small_card_strip_frac: float = 0.0
 
 
 def _training_options(
@@ -92,7 +100,7 @@ def _training_options(
         "preset": preset,
         "n_decks": int(rng.integers(2, 9)),
         "families": bool(rng.random() < 0.3),
-        "min_strip_px": 8.0,
+        "min_strip_px": MIN_STRIP_PX,
     }
     if rng.random() < 0.5:
         side = int(rng.integers(crop_px, int(2.5 * crop_px)))
@@ -100,7 +108,13 @@ def _training_options(
         n_max = int(rng.integers(6, 60))
         return SceneOptions(n_cards=(3, n_max), image_wh=image_wh, **common), 2
     n_max = int(rng.integers(10, 100))
-    card_px = SMALL_CARD_PX if rng.random() < mix.small_card_share else mix.card_px
+    small = rng.random() < mix.small_card_share
+    card_px = SMALL_CARD_PX if small else mix.card_px
+    # Drawn only when the option is set, so that earlier mixes keep their samples.
+    if small and mix.small_card_strip_frac:
+        card_long_px = float(rng.uniform(*SMALL_CARD_PX))
+        card_px = (card_long_px, card_long_px)
+        common["min_strip_px"] = max(1.0, mix.small_card_strip_frac * card_long_px)
     options = SceneOptions(n_cards=(3, n_max), image_wh=(crop_px, crop_px), card_px=card_px, **common)
     return options, 1
 

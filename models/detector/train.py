@@ -74,7 +74,7 @@ def train(args: argparse.Namespace) -> None:
         average = WeightAverage(model, args.ema)
     # Each rendered scene gives two crops.
     mix = TrainingMix(args.knit_share, args.stretch_share, args.centre_in_own_part, args.impulse_share,
-                      tuple(args.card_px), args.small_card_share)
+                      tuple(args.card_px), args.small_card_share, args.small_card_strip_frac)
     data = RenderedCrops(args.seed, step * args.batch // 2, args.crop, mix)
     loader = torch.utils.data.DataLoader(
         data,
@@ -208,6 +208,9 @@ def main() -> None:
     parser.add_argument("--small-card-share", type=float, default=SMALL_CARD_SHARE,
                         help="share of crop-sized views with survey-sized cards, 16-64 px "
                              "(default: %(default)s)")
+    parser.add_argument("--small-card-strip-frac", type=float, default=0.0, metavar="FRAC",
+                        help="survey-sized views keep strips down to this fraction of a card's "
+                             "long side instead of 8 px (0: off, as every run up to 27)")
     train(parser.parse_args())
 
 

@@ -96,3 +96,29 @@ def test_impulse_noise_speckles_a_small_share_of_pixels_black_or_white():
         # JPEG blurs a few speckles that land side by side; none appear from nowhere.
         assert 0.5 * IMPULSE_FRACTION[0] <= speckled.mean() <= IMPULSE_FRACTION[1]
     assert (grey == 128).all()
+
+
+def test_survey_sized_views_can_keep_the_thin_strips_of_shingled_rows():
+    pytest.importorskip("torch")  # the training data module imports it
+    from cardtally.models.detector.data import MIN_STRIP_PX, SMALL_CARD_PX, TrainingMix, _training_options
+    from cardtally.models.synth.scene import render_scene
+
+    default = TrainingMix(knit_share=0.0, stretch_share=0.0, small_card_share=1.0)
+    thin = TrainingMix(knit_share=0.0, stretch_share=0.0, small_card_share=1.0, small_card_strip_frac=0.06)
+    views = []
+    for seed in range(40):
+        before, _ = _training_options(np.random.default_rng(seed), 256, default)
+        after, _ = _training_options(np.random.default_rng(seed), 256, thin)
+        assert before.preset == after.preset and before.n_cards == after.n_cards
+        if before.card_px is None:  # a whole small scene: the option leaves it alone
+            assert after.card_px is None and after.min_strip_px == before.min_strip_px == MIN_STRIP_PX
+            continue
+        assert before.card_px == SMALL_CARD_PX and before.min_strip_px == MIN_STRIP_PX
+        card_long_px = after.card_px[0]
+        assert after.card_px == (card_long_px, card_long_px)
+        assert SMALL_CARD_PX[0] <= card_long_px <= SMALL_CARD_PX[1]
+        assert after.min_strip_px == pytest.approx(max(1.0, 0.06 * card_long_px))
+        views.append((seed, after))
+    rows_seed, rows = next((seed, options) for seed, options in views if options.preset == "rows")
+    strips_px = [card.strip_px for card in render_scene(rows_seed, rows).cards]
+    assert min(strips_px) < MIN_STRIP_PX
