@@ -100,7 +100,12 @@ def test_impulse_noise_speckles_a_small_share_of_pixels_black_or_white():
 
 def test_survey_sized_views_can_keep_the_thin_strips_of_shingled_rows():
     pytest.importorskip("torch")  # the training data module imports it
-    from cardtally.models.detector.data import MIN_STRIP_PX, SMALL_CARD_PX, TrainingMix, _training_options
+    from cardtally.models.detector.data import (
+        MIN_STRIP_PX,
+        SMALL_CARD_PX,
+        TrainingMix,
+        _training_options,
+    )
     from cardtally.models.synth.scene import render_scene
 
     default = TrainingMix(knit_share=0.0, stretch_share=0.0, small_card_share=1.0)
