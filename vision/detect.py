@@ -4,7 +4,8 @@ A network predicts, at half resolution, card foreground, physical card edges, a 
 point inside each card's visible part, the card's orientation and its size. A first pass of the
 survey network on a 640 px copy of the photo (and, for photos of 2560 px or more, a 1280 px one
 against misread tiny cards) reads the card size and where the cards lie; the processing network
-then runs on that region only, rescaled so that cards are about 120 px long. Its maps become
+then runs on that region only, rescaled so that cards are about 120 px long (a small region of
+a game photo at two more scales, the maps averaged). Its maps become
 cards in ``watershed_cards``: each centre peak is one card, and a marker-controlled watershed
 over the edge map gives each card its visible region.
 """
@@ -83,6 +84,16 @@ TILE_MARGIN_PX = 96
 #: Photos are never enlarged: on 20 validation scenes (session-1 model), allowing 1.5x
 #: enlargement of small cards gave the same recall and precision (0.739 / 0.86) and took 23% longer (10.1 s vs 8.2 s).
 MAX_UPSCALE = 1.0
+#: Game photos whose processed image is small are also read at these factors of the planned
+#: scale, and the network's maps averaged on the planned scale's grid. On small images the
+#: maps change a lot with the exact scale: nudged by 2%, the 45 sure real photos (processed
+#: at ~320 px) went from 51 to 69-77 cards off. Averaged over 0.95, 1 and 1.05 they are off
+#: by 58 cards on average over nudges of up to 6%, against 72 for one pass (docs/BENCHMARKS.md,
+#: "One scale's luck").
+SCALE_AVERAGE_FACTORS = (0.95, 1.05)
+#: ...where the processed image has at most this many pixels: the extra passes cost about
+#: twice the one pass, which larger images cannot afford.
+SCALE_AVERAGE_MAX_PX = 1_000_000
 
 
 def network_input(image_bgr: np.ndarray) -> np.ndarray:
@@ -108,17 +119,20 @@ class CardDetector:
     ``surveyor``, another detector, runs the survey passes (card size and region) in place
     of this one. Without ``session`` the shipped processing model is used, surveyed by the
     shipped survey model (:func:`survey_detector`); a detector given only a ``session``
-    surveys with that model itself.
+    surveys with that model itself. Small processed images are also read at each of
+    ``scale_factors`` times the planned scale (:data:`SCALE_AVERAGE_FACTORS`; empty: one pass).
     """
 
     def __init__(self, session: ort.InferenceSession | None = None,
-                 surveyor: CardDetector | None = None) -> None:
+                 surveyor: CardDetector | None = None,
+                 scale_factors: tuple[float, ...] = SCALE_AVERAGE_FACTORS) -> None:
         if session is None:
             session = _packaged_session(DETECTOR_FILE)
             surveyor = surveyor or survey_detector()
         self.session = session
         self.input_name = self.session.get_inputs()[0].name
         self.surveyor = surveyor
+        self.scale_factors = tuple(scale_factors)
 
     def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
         """Raw network maps (6, h, w): sigmoid probabilities for heads 0-2, orientation 3-4,
@@ -221,8 +235,31 @@ class CardDetector:
             interpolation = cv2.INTER_AREA if plan.scale < 1 else cv2.INTER_LINEAR
             crop = cv2.resize(crop, size_wh, interpolation=interpolation)
         work_wh = (crop.shape[1], crop.shape[0])
+        maps = self.predict_maps(crop)
+        if self.scale_factors and work_wh[0] * work_wh[1] <= SCALE_AVERAGE_MAX_PX:
+            maps = self._averaged_over_scales(image_bgr[y0:y1, x0:x1], work_wh, maps)
         # The exact inverse of the (rounded) resize.
-        return self.predict_maps(crop), work_wh, ((x1 - x0) / work_wh[0], (x0, y0))
+        return maps, work_wh, ((x1 - x0) / work_wh[0], (x0, y0))
+
+    def _averaged_over_scales(self, roi_bgr: np.ndarray, work_wh: tuple[int, int],
+                              maps: np.ndarray) -> np.ndarray:
+        """``maps`` (of ``roi_bgr`` resized to ``work_wh``) averaged with the maps of the
+        region resized to each of :attr:`scale_factors` times that, each resampled onto the
+        grid of ``maps``; the size head's log2 lengths are rescaled with them."""
+        grid_wh = (maps.shape[2], maps.shape[1])
+        total = maps.copy()
+        for factor in self.scale_factors:
+            size_wh = (max(32, round(work_wh[0] * factor)), max(32, round(work_wh[1] * factor)))
+            shrink = size_wh[0] * size_wh[1] < roi_bgr.shape[0] * roi_bgr.shape[1]
+            resized = cv2.resize(roi_bgr, size_wh, interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+            other = self.predict_maps(resized)
+            other = cv2.resize(np.ascontiguousarray(other.transpose(1, 2, 0)), grid_wh,
+                               interpolation=cv2.INTER_LINEAR).transpose(2, 0, 1)
+            # A card measures this many times its length at the planned scale.
+            other[5] -= np.float32(math.log2(size_wh[0] / work_wh[0]))
+            total += other
+        total /= np.float32(1 + len(self.scale_factors))
+        return total
 
 
 @functools.cache
@@ -302,8 +339,10 @@ def plan_processing(
 @functools.cache
 def _shipped_detector(model_file: str) -> CardDetector:
     """The shipped processing network ``model_file`` behind the shipped survey model, each
-    session created once per process."""
-    return CardDetector(_packaged_session(model_file), survey_detector())
+    session created once per process. Calibration photos are read in one pass: their deck
+    thresholds were measured so (models/MODEL_CARD.md)."""
+    scale_factors = () if model_file == CALIBRATION_DETECTOR_FILE else SCALE_AVERAGE_FACTORS
+    return CardDetector(_packaged_session(model_file), survey_detector(), scale_factors)
 
 
 def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None) -> CardDetections:

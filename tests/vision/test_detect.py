@@ -5,7 +5,14 @@ import pytest
 
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.models.synth.tables import random_table
-from cardtally.vision.detect import SURVEY_DETECTOR_FILE, CardDetector, network_input
+from cardtally.vision.detect import (
+    SCALE_AVERAGE_FACTORS,
+    SCALE_AVERAGE_MAX_PX,
+    SURVEY_DETECTOR_FILE,
+    CardDetector,
+    calibration_detector,
+    network_input,
+)
 from cardtally.vision.onnx_session import load_packaged_model
 
 # Seeds far from the training stream (training uses seed * 10_000_000 + index, seed < 90).
@@ -21,7 +28,9 @@ CASES = [
     pytest.param("rows", 990_002, marks=BELOW_TARGET, id="rows"),
     pytest.param("fan", 990_003, marks=BELOW_TARGET, id="fan"),
     pytest.param("pile", 990_004, marks=BELOW_TARGET, id="pile"),  # 8 of 7 since session 11
-    pytest.param("mixed", 990_005, id="mixed"),  # exact since session 26 (the 19/21 average)
+    # Exact in sessions 26-32; 7 of 8 since the three-scale average (session 33), which counts
+    # the real photos better on average (docs/BENCHMARKS.md, "One scale's luck").
+    pytest.param("mixed", 990_005, marks=BELOW_TARGET, id="mixed"),
 ]
 
 
@@ -100,3 +109,51 @@ def test_the_network_input_is_the_rgb_image_in_0_1_padded_to_32_and_contiguous()
     # Padding mirrors the image (without repeating its last row and column).
     np.testing.assert_array_equal(tensor[0, :, 45, :67], tensor[0, :, 43, :67])
     np.testing.assert_array_equal(tensor[0, :, :45, 67], tensor[0, :, :45, 65])
+
+
+def _recording(detector: CardDetector, scale_factors: tuple[float, ...]) -> tuple[CardDetector, list]:
+    """A detector on ``detector``'s models that records the shape of every processing pass."""
+    shapes: list[tuple[int, int]] = []
+
+    class Recording(CardDetector):
+        def predict_maps(self, image_bgr: np.ndarray) -> np.ndarray:
+            shapes.append(image_bgr.shape[:2])
+            return super().predict_maps(image_bgr)
+
+    return Recording(detector.session, detector.surveyor, scale_factors), shapes
+
+
+def test_a_small_processed_image_is_also_read_at_the_averaging_factors(detector: CardDetector) -> None:
+    assert detector.scale_factors == SCALE_AVERAGE_FACTORS == (0.95, 1.05)
+    scene = render_scene(990_005, SceneOptions(preset="mixed", n_cards=(8, 24), image_wh=(960, 720)))
+    recording, shapes = _recording(detector, SCALE_AVERAGE_FACTORS)
+    maps, (work_w, work_h), _ = recording.processing_maps(scene.image)
+    assert work_w * work_h <= SCALE_AVERAGE_MAX_PX
+    assert shapes == [(work_h, work_w), (round(0.95 * work_h), round(0.95 * work_w)),
+                      (round(1.05 * work_h), round(1.05 * work_w))]
+    assert maps.shape == (6, work_h // 2, work_w // 2)
+    # A large processed image gets one pass: 40 small cards spread over a 1600 x 1200 photo
+    # are processed at its own scale, nearly whole.
+    scene = render_scene(990_009, SceneOptions(preset="spread", n_cards=(40, 40), image_wh=(1600, 1200)))
+    shapes.clear()
+    _, (work_w, work_h), _ = recording.processing_maps(scene.image)
+    assert work_w * work_h > SCALE_AVERAGE_MAX_PX and shapes == [(work_h, work_w)]
+
+
+def test_averaged_maps_read_the_card_size_of_the_planned_scale(detector: CardDetector) -> None:
+    # A pass at half the scale sees every card half as long: its size head is rescaled before
+    # averaging (unrescaled, the average would read the cards 2 ** 0.5 times too short).
+    scene = render_scene(990_006, SceneOptions(preset="spread", n_cards=(5, 5), image_wh=(960, 720)))
+    one_pass, _ = _recording(detector, ())
+    half_too, shapes = _recording(detector, (0.5,))
+    maps_one, _, _ = one_pass.processing_maps(scene.image)
+    maps_both, _, _ = half_too.processing_maps(scene.image)
+    assert len(shapes) == 2
+    on_cards = maps_one[0] >= 0.5
+    assert on_cards.sum() > 100
+    shift = np.median(maps_both[5][on_cards]) - np.median(maps_one[5][on_cards])
+    assert abs(shift) < 0.15
+
+
+def test_calibration_photos_are_read_in_one_pass() -> None:
+    assert calibration_detector().scale_factors == ()
