@@ -231,9 +231,7 @@ class CardDetector:
             return survey_maps, (width, height), (1.0, (0, 0))
         crop = image_bgr[y0:y1, x0:x1]
         if plan.scale != 1.0:
-            size_wh = (max(32, round((x1 - x0) * plan.scale)), max(32, round((y1 - y0) * plan.scale)))
-            interpolation = cv2.INTER_AREA if plan.scale < 1 else cv2.INTER_LINEAR
-            crop = cv2.resize(crop, size_wh, interpolation=interpolation)
+            crop = _resized(crop, (max(32, round((x1 - x0) * plan.scale)), max(32, round((y1 - y0) * plan.scale))))
         work_wh = (crop.shape[1], crop.shape[0])
         maps = self.predict_maps(crop)
         if self.scale_factors and work_wh[0] * work_wh[1] <= SCALE_AVERAGE_MAX_PX:
@@ -250,9 +248,7 @@ class CardDetector:
         total = maps.copy()
         for factor in self.scale_factors:
             size_wh = (max(32, round(work_wh[0] * factor)), max(32, round(work_wh[1] * factor)))
-            shrink = size_wh[0] * size_wh[1] < roi_bgr.shape[0] * roi_bgr.shape[1]
-            resized = cv2.resize(roi_bgr, size_wh, interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
-            other = self.predict_maps(resized)
+            other = self.predict_maps(_resized(roi_bgr, size_wh))
             other = cv2.resize(np.ascontiguousarray(other.transpose(1, 2, 0)), grid_wh,
                                interpolation=cv2.INTER_LINEAR).transpose(2, 0, 1)
             # A card measures this many times its length at the planned scale.
@@ -260,6 +256,13 @@ class CardDetector:
             total += other
         total /= np.float32(1 + len(self.scale_factors))
         return total
+
+
+def _resized(image_bgr: np.ndarray, size_wh: tuple[int, int]) -> np.ndarray:
+    """``image_bgr`` resized to ``size_wh``: area-averaged when shrinking (no aliasing of thin
+    strips), bilinear when enlarging."""
+    shrink = size_wh[0] * size_wh[1] < image_bgr.shape[0] * image_bgr.shape[1]
+    return cv2.resize(image_bgr, size_wh, interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
 
 
 @functools.cache
@@ -337,11 +340,10 @@ def plan_processing(
 
 
 @functools.cache
-def _shipped_detector(model_file: str) -> CardDetector:
-    """The shipped processing network ``model_file`` behind the shipped survey model, each
-    session created once per process. Calibration photos are read in one pass: their deck
-    thresholds were measured so (models/MODEL_CARD.md)."""
-    scale_factors = () if model_file == CALIBRATION_DETECTOR_FILE else SCALE_AVERAGE_FACTORS
+def _shipped_detector(model_file: str,
+                      scale_factors: tuple[float, ...] = SCALE_AVERAGE_FACTORS) -> CardDetector:
+    """The shipped processing network ``model_file`` behind the shipped survey model, reading
+    small regions at ``scale_factors`` too, each created once per process."""
     return CardDetector(_packaged_session(model_file), survey_detector(), scale_factors)
 
 
@@ -353,8 +355,10 @@ def detect_cards(image_bgr: np.ndarray, settings: DetectorSettings | None = None
 
 def calibration_detector() -> CardDetector:
     """The shipped calibration network (:data:`CALIBRATION_DETECTOR_FILE`) behind the shipped
-    survey model, created once per process."""
-    return _shipped_detector(CALIBRATION_DETECTOR_FILE)
+    survey model, created once per process. It reads every photo in one pass: the deck
+    thresholds were measured on one-pass outlines, and averaged scales identified worse
+    (docs/BENCHMARKS.md, "One scale's luck")."""
+    return _shipped_detector(CALIBRATION_DETECTOR_FILE, ())
 
 
 def detect_calibration_cards(image_bgr: np.ndarray,
