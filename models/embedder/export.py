@@ -14,11 +14,10 @@ import onnx
 import onnxruntime as ort
 import torch
 
-from ...vision.embed import BACKGROUND_SUFFIX, BackEmbedder
+from .background import write_background
 from .net import BackEmbedder as BackEmbedderNet
 
 OPSET = 17
-BACKGROUND_SEED = 31337
 MAX_BYTES = 4 * 1024 * 1024
 
 
@@ -55,23 +54,7 @@ def export(checkpoint: Path, out: Path) -> None:
             raise SystemExit(f"onnxruntime differs from torch by {err}")
     out.write_bytes(data)
     print(f"wrote {out} ({len(data) / 1e6:.2f} MB, step {state['step']})")
-    background = background_embeddings(ort.InferenceSession(data, providers=["CPUExecutionProvider"]))
-    background_path = out.with_name(out.stem + BACKGROUND_SUFFIX)
-    np.save(background_path, background.astype(np.float16))
-    print(f"wrote {background_path} {background.shape}")
-
-
-def background_embeddings(session: ort.InferenceSession, seed: int = BACKGROUND_SEED,
-                          n_designs: int = 150, views: int = 4) -> np.ndarray:
-    """Runtime embeddings (network + colour) of views of random procedural designs no deck will
-    have: the impostors a deck's acceptance threshold is set against (cohort normalisation)."""
-    from ..synth.designs import random_back_design
-    from .views import render_view
-
-    rng = np.random.default_rng(seed)
-    designs = [random_back_design(rng) for _ in range(n_designs)]
-    crops = np.stack([render_view(rng, d, designs)[0] for d in designs for _ in range(views)])
-    return BackEmbedder(session).embed(crops).vectors
+    write_background(data, out)
 
 
 def main() -> None:

@@ -1,0 +1,22 @@
+"""The shipped impostor cohort is what its recipe makes with the shipped embedder."""
+
+from importlib import resources
+
+import numpy as np
+
+from cardtally.models.embedder.background import main
+from cardtally.vision.embed import BACKGROUND_FILE, EMBEDDER_FILE
+
+
+def test_background_recipe_rebuilds_the_shipped_cohort(tmp_path, monkeypatch, capsys):
+    models = resources.files("cardtally.models")
+    model = tmp_path / "copy.onnx"
+    model.write_bytes(models.joinpath(EMBEDDER_FILE).read_bytes())
+    monkeypatch.setattr("sys.argv", ["background", str(model)])
+    main()
+    written = tmp_path / "copy_background.npy"
+    assert capsys.readouterr().out == f"wrote {written} (600, 344)\n"
+    shipped = np.load(models.joinpath(BACKGROUND_FILE).open("rb"))
+    rebuilt = np.load(written)
+    assert rebuilt.dtype == shipped.dtype == np.float16
+    np.testing.assert_array_equal(rebuilt, shipped)
