@@ -24,9 +24,12 @@ def background_embeddings(session: ort.InferenceSession, seed: int = BACKGROUND_
     """Runtime embeddings (network + colour) of views of random procedural designs no deck will
     have: the impostors a deck's acceptance threshold is set against (cohort normalisation)."""
     from ..synth.designs import random_back_design
-    from .views import render_view
+    from .views import render_view, seed_camera_noise
 
     rng = np.random.default_rng(seed)
+    # The shipped cohorts were made in fresh processes: the camera noise starts where it does
+    # there, whatever this process drew before.
+    seed_camera_noise(0)
     designs = [random_back_design(rng) for _ in range(n_designs)]
     crops = np.stack([render_view(rng, d, designs)[0] for d in designs for _ in range(views)])
     return BackEmbedder(session).embed(crops).vectors

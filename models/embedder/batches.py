@@ -4,7 +4,8 @@ fixed validation views.
 Every step draws fresh designs (``cardtally.models.synth.designs``): 32 random backs and two
 Ligretto-style families of 4 (same base, different symbol; ``families`` sets how many), 4 views
 each, plus 32 views of face-up fronts. Data for step ``s`` is drawn from
-``default_rng([seed, s])`` (the camera noise from OpenCV's own generator).
+``default_rng([seed, s])``, the camera noise from OpenCV's generator restarted for the step, so
+a step's batch is the same whatever ran before it in the process.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .views import render_view
+from .views import render_view, seed_camera_noise
 
 RANDOM_DESIGNS = 32
 FAMILIES = 2
@@ -64,6 +65,7 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0,
     from ..synth.symbols import SYMBOL_NAMES
 
     rng = np.random.default_rng([seed, step])
+    seed_camera_noise(_noise_seed([seed, step]))
     backs = [random_back_design(rng) for _ in range(RANDOM_DESIGNS)]
     family_of, masks = [-1] * RANDOM_DESIGNS, [None] * RANDOM_DESIGNS
     symbols = [-1] * RANDOM_DESIGNS
@@ -108,6 +110,7 @@ def validation_set(seed: int, n_designs: int = 48, views: int = 5) -> tuple[np.n
     from ..synth.designs import random_back_design
 
     rng = np.random.default_rng([seed, 10**9])
+    seed_camera_noise(_noise_seed([seed, 10**9]))
     designs = [random_back_design(rng) for _ in range(n_designs)]
     return _views_of(rng, designs, views)
 
@@ -119,6 +122,7 @@ def family_validation_set(seed: int, n_families: int = 12,
     from ..synth.designs import design_family
 
     rng = np.random.default_rng([seed, 10**9 + 1])
+    seed_camera_noise(_noise_seed([seed, 10**9 + 1]))
     parts = [_views_of(rng, design_family(rng, n=FAMILY_SIZE), views)
              for _ in range(n_families)]
     crops = np.concatenate([c for c, _ in parts])
@@ -131,3 +135,9 @@ def _views_of(rng: np.random.Generator, designs: list[np.ndarray],
     """``views`` views of each design (label: its index), the others lying on top."""
     crops = [render_view(rng, design, designs)[0] for design in designs for _ in range(views)]
     return np.stack(crops), np.repeat(np.arange(len(designs)), views)
+
+
+def _noise_seed(entropy: list[int]) -> int:
+    """A seed for the camera noise of the views drawn from ``default_rng(entropy)`` (a stream of
+    its own, so the views' other draws stay as they were)."""
+    return int(np.random.default_rng([*entropy, 1]).integers(1, 2**31 - 1))

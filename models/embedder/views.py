@@ -28,6 +28,14 @@ SHRUNK_OUTLINE_SHARE = 0.25
 SPILL_CARD_WIDTHS = (0.04, 0.12)
 
 
+def seed_camera_noise(seed: int) -> None:
+    """Restart the generator of the views' camera noise (OpenCV's, one per thread) at ``seed``.
+
+    Whatever drew from it earlier in the thread would otherwise change every view after it;
+    seed 0 gives the state of a fresh process."""
+    cv2.setRNGSeed(seed)
+
+
 def kelvin_gains_bgr(kelvin: float) -> np.ndarray:
     """Per-channel gains (B, G, R) of a light of colour temperature ``kelvin``, 6500 K = 1.
 
@@ -156,6 +164,7 @@ def _camera(rng: np.random.Generator, canvas: np.ndarray) -> np.ndarray:
     if sigma > 0.2:
         image = cv2.GaussianBlur(image, (0, 0), sigma)
     noise = np.empty_like(image)
+    # OpenCV's own generator (per thread): reproducible only from seed_camera_noise() on.
     cv2.randn(noise, 0.0, float(rng.uniform(0, 7)))
     image = np.clip(image + noise, 0, 255).astype(np.uint8)
     if rng.random() < 0.6:

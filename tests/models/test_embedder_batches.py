@@ -73,3 +73,15 @@ def test_a_batch_names_each_siblings_symbol():
     names = [name for _ in range(2) for name, _ in named_design_family(rng, n=batches.FAMILY_SIZE)]
     expected = np.repeat([SYMBOL_NAMES.index(n) for n in names], batches.VIEWS_PER_DESIGN)
     assert np.array_equal(batch["symbol"][batch["family"] >= 0], expected)
+
+
+def test_a_step_is_the_same_whatever_ran_before_it():
+    # The camera noise comes from OpenCV's generator, which anything in the process may draw
+    # from: a resumed run or a data worker must still get the step's own batch.
+    first = batches.make_batch(5, 3)["crops"]
+    cv2.randn(np.empty((100, 100), np.float32), 0.0, 1.0)
+    batches.make_batch(5, 4)
+    np.testing.assert_array_equal(batches.make_batch(5, 3)["crops"], first)
+    views, _ = batches.validation_set(6, n_designs=2, views=2)
+    cv2.randn(np.empty((10, 10), np.float32), 0.0, 1.0)
+    np.testing.assert_array_equal(batches.validation_set(6, n_designs=2, views=2)[0], views)
