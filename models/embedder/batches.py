@@ -51,7 +51,7 @@ def _fronts(rng: np.random.Generator, n: int) -> list[np.ndarray]:
 
 
 def make_batch(seed: int, step: int, spill_share: float = 0.0,
-               families: int = FAMILIES) -> dict[str, np.ndarray]:
+               families: int = FAMILIES, calibration_views: int = 0) -> dict[str, np.ndarray]:
     """All crops of one training step (deterministic in ``seed``, ``step``, ``spill_share``, the
     share of views whose outline spills over a side: ``views.render_view``, and ``families``, the
     number of Ligretto-style families of FAMILY_SIZE siblings among the designs).
@@ -60,7 +60,12 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0,
     which family each view's design belongs to (-1 for none), its symbol (index in
     ``synth.symbols.SYMBOL_NAMES``, -1 for none) and whether a sibling's view shows its symbol
     (1 for views of designs without siblings), so that the loss can leave alone the pairs of
-    siblings that no eye could tell apart."""
+    siblings that no eye could tell apart.
+
+    The first ``calibration_views`` views of each back design are seen as a calibration photo
+    shows a card (``render_view(calibration_like=True)``): the loss then pulls each design's
+    sharp, whole, large view and its small, blurred, covered ones together, the pairing that
+    identification needs (docs/BENCHMARKS.md, "A common sharpness for calibration and play")."""
     from ..synth.designs import named_design_family, random_back_design
     from ..synth.symbols import SYMBOL_NAMES
 
@@ -80,8 +85,9 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0,
     everything = backs + fronts
     crops, labels, face_up, shows = [], [], [], []
     for label, design in enumerate(backs):
-        for _ in range(VIEWS_PER_DESIGN):
-            crop, told = render_view(rng, design, everything, spill_share, masks[label])
+        for view in range(VIEWS_PER_DESIGN):
+            crop, told = render_view(rng, design, everything, spill_share, masks[label],
+                                     calibration_like=view < calibration_views)
             crops.append(crop)
             labels.append(label)
             face_up.append(0.0)

@@ -29,7 +29,14 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 from ..synth.symbols import SYMBOL_NAMES
-from .batches import FAMILIES, FAMILY_SIZE, family_validation_set, make_batch, validation_set
+from .batches import (
+    FAMILIES,
+    FAMILY_SIZE,
+    VIEWS_PER_DESIGN,
+    family_validation_set,
+    make_batch,
+    validation_set,
+)
 from .net import POOLED_DIM, BackEmbedder
 
 TEMPERATURE = 0.1
@@ -44,9 +51,10 @@ NO_SIBLING = {"family": -1, "shows_symbol": True, "symbol": -1}
 
 class _Batches(IterableDataset):
     def __init__(self, seed: int, first_step: int, last_step: int, spill_share: float = 0.0,
-                 families: int = FAMILIES) -> None:
+                 families: int = FAMILIES, calibration_views: int = 0) -> None:
         self.seed, self.first_step, self.last_step = seed, first_step, last_step
         self.spill_share, self.families = spill_share, families
+        self.calibration_views = calibration_views
 
     def __iter__(self):
         # Each DataLoader worker gets its own copy of this object: take every n-th step only,
@@ -54,7 +62,8 @@ class _Batches(IterableDataset):
         info = get_worker_info()
         worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
         for step in range(self.first_step + worker, self.last_step, workers):
-            batch = make_batch(self.seed, step, self.spill_share, self.families)
+            batch = make_batch(self.seed, step, self.spill_share, self.families,
+                               self.calibration_views)
             yield {k: torch.from_numpy(v) for k, v in batch.items()}
 
 
@@ -206,6 +215,10 @@ def main() -> None:
     parser.add_argument("--symbol-weight", type=float, default=0.0,
                         help="weight of a training-only head naming the symbol of sibling views "
                              "that show it (0: no head)")
+    parser.add_argument("--calibration-views", type=int, default=0,
+                        choices=range(VIEWS_PER_DESIGN + 1), metavar=f"0-{VIEWS_PER_DESIGN}",
+                        help="views of each back design seen as a calibration photo shows it: "
+                             "large, sharp and uncovered (batches.make_batch)")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -253,7 +266,8 @@ def main() -> None:
         tmp.replace(path)
 
     started = time.monotonic()
-    loader = DataLoader(_Batches(args.seed, step, args.steps, args.spill_share, args.families),
+    loader = DataLoader(_Batches(args.seed, step, args.steps, args.spill_share, args.families,
+                                 args.calibration_views),
                         batch_size=None,
                         num_workers=args.workers, prefetch_factor=2 if args.workers else None,
                         persistent_workers=False, pin_memory=device.type == "cuda")

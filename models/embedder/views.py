@@ -22,6 +22,10 @@ CARD_ASPECT = 364 / 236
 AXIS_ERROR_SHARE = 0.15
 #: Share of views whose visible outline misses a rim of 3-8% of the card width.
 SHRUNK_OUTLINE_SHARE = 0.25
+#: Card width (px) of a view as a game photo shows cards, and as a deck's calibration photo
+#: shows them (few cards, close up: sharp and uncovered; ``render_view(calibration_like=True)``).
+GAME_CARD_WIDTH_PX = (40.0, 160.0)
+CALIBRATION_CARD_WIDTH_PX = (120.0, 250.0)
 #: With a spill share (``render_view``), how far the outline spills over its neighbours: the
 #: visible mask smeared 4-12% of the card width one way (the detector's third commonest error:
 #: an outline that takes in a rim of the card on top, or of the table).
@@ -140,7 +144,7 @@ def _occluders(rng: np.random.Generator, quad: np.ndarray, card_w_px: float,
     return out
 
 
-def _camera(rng: np.random.Generator, canvas: np.ndarray) -> np.ndarray:
+def _camera(rng: np.random.Generator, canvas: np.ndarray, sharp: bool = False) -> np.ndarray:
     height, width = canvas.shape[:2]
     size = max(height, width)
     kelvin = float(np.exp(rng.uniform(np.log(2500), np.log(7500))))
@@ -161,7 +165,7 @@ def _camera(rng: np.random.Generator, canvas: np.ndarray) -> np.ndarray:
         spot = cv2.GaussianBlur(spot, (0, 0), 0.1 * size)
         image = image + rng.uniform(40, 160) * spot[..., None]
     sigma = rng.uniform(0, 1.3) if rng.random() < 0.7 else 0.0
-    if sigma > 0.2:
+    if sigma > 0.2 and not sharp:
         image = cv2.GaussianBlur(image, (0, 0), sigma)
     noise = np.empty_like(image)
     # OpenCV's own generator (per thread): reproducible only from seed_camera_noise() on.
@@ -205,17 +209,21 @@ def _detected_polygon(rng: np.random.Generator, visible: np.ndarray,
 
 def render_view(rng: np.random.Generator, design: np.ndarray,
                 others: list[np.ndarray], spill_share: float = 0.0,
-                telling_masks: list[np.ndarray] | None = None) -> tuple[np.ndarray, float]:
+                telling_masks: list[np.ndarray] | None = None,
+                calibration_like: bool = False) -> tuple[np.ndarray, float]:
     """One training view of ``design``: model input (4, 64, 64) and the visible fraction.
 
     ``others`` are designs for the cards lying on top (any, including face-up fronts);
     ``spill_share`` of the views get an outline that spills over one side (``_detected_polygon``).
     With ``telling_masks`` (design coordinates: the places where the design differs from its
     siblings), the second value is instead the largest share of one place left visible. Neither
-    choice draws from ``rng``, so the views are the same either way.
+    choice draws from ``rng``, so the views are the same either way. A ``calibration_like`` view
+    shows the card the way a calibration photo does: larger (``CALIBRATION_CARD_WIDTH_PX``), with
+    no camera blur and no card on top.
     """
+    low, high = CALIBRATION_CARD_WIDTH_PX if calibration_like else GAME_CARD_WIDTH_PX
     for _ in range(6):
-        card_w_px = float(np.exp(rng.uniform(np.log(40), np.log(160))))
+        card_w_px = float(np.exp(rng.uniform(np.log(low), np.log(high))))
         size = int(card_w_px * 1.9) + 16
         canvas = _table(rng, size)
         angle = float(rng.uniform(0, 2 * np.pi))
@@ -224,7 +232,7 @@ def render_view(rng: np.random.Generator, design: np.ndarray,
         quad = quad + rng.normal(0, 0.03 * card_w_px, (4, 2)).astype(np.float32)  # camera tilt
         _shadow(canvas, quad, rng)
         visible = _paste(canvas, design, quad)
-        for occ in _occluders(rng, quad, card_w_px, angle):
+        for occ in [] if calibration_like else _occluders(rng, quad, card_w_px, angle):
             _shadow(canvas, occ, rng)
             covered = _paste(canvas, others[int(rng.integers(0, len(others)))], occ)
             visible = visible * (1 - covered)
@@ -237,7 +245,7 @@ def render_view(rng: np.random.Generator, design: np.ndarray,
         # Only the card's neighbourhood matters to the crop: process just that.
         x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 6, 0)
         x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 6, size)
-        image = _camera(rng, canvas[y0:y1, x0:x1])
+        image = _camera(rng, canvas[y0:y1, x0:x1], sharp=calibration_like)
         poly = _detected_polygon(rng, visible[y0:y1, x0:x1], card_w_px, spill_share)
         if poly is None:
             continue
@@ -257,5 +265,5 @@ def render_view(rng: np.random.Generator, design: np.ndarray,
     # Give up on occlusion: a whole card always works.
     canvas = _table(rng, size)
     _paste(canvas, design, quad)
-    pixels, _ = crop_card(_camera(rng, canvas), quad, None)
+    pixels, _ = crop_card(_camera(rng, canvas, sharp=calibration_like), quad, None)
     return pixels, 1.0

@@ -85,3 +85,11 @@ def test_a_step_is_the_same_whatever_ran_before_it():
     views, _ = batches.validation_set(6, n_designs=2, views=2)
     cv2.randn(np.empty((10, 10), np.float32), 0.0, 1.0)
     np.testing.assert_array_equal(batches.validation_set(6, n_designs=2, views=2)[0], views)
+
+
+def test_calibration_views_change_only_the_views_asked_for():
+    plain = batches.make_batch(6, 2)
+    mixed = batches.make_batch(6, 2, calibration_views=1)
+    for key in ("labels", "face_up", "family", "symbol"):
+        np.testing.assert_array_equal(plain[key], mixed[key])
+    assert not np.array_equal(plain["crops"], mixed["crops"])

@@ -66,3 +66,26 @@ def test_asking_what_a_view_shows_of_its_symbols_keeps_the_training_stream():
         told = views.render_view(np.random.default_rng(seed), family[0], family,
                                  telling_masks=telling_masks(family))
         assert np.array_equal(plain[0], told[0]) and 0.0 <= told[1] <= 1.0
+
+
+def _sharpness(crop: np.ndarray) -> float:
+    """Mean absolute Laplacian of a crop's colours inside its mask, away from the mask's edge."""
+    inside = cv2.erode((crop[3] > 0.5).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    laplacian = np.abs([cv2.Laplacian(np.ascontiguousarray(c), cv2.CV_32F) for c in crop[:3]])
+    return float(laplacian.sum(axis=0)[inside].mean())
+
+
+def test_a_calibration_like_view_shows_the_whole_card_sharply():
+    rng = np.random.default_rng(11)
+    designs = [random_back_design(rng) for _ in range(6)]
+    game, calibration = [], []
+    for seed, design in enumerate(designs * 2):
+        cv2.setRNGSeed(1)
+        crop, shown = views.render_view(np.random.default_rng(seed), design, designs,
+                                        calibration_like=True)
+        assert shown > 0.95  # nothing on top; only the outline's jitter
+        calibration.append(_sharpness(crop))
+        cv2.setRNGSeed(1)
+        game.append(_sharpness(views.render_view(np.random.default_rng(seed), design, designs)[0]))
+    # Larger and never blurred: finer detail reaches the 64 px crop.
+    assert np.median(calibration) > 1.2 * np.median(game)
