@@ -69,8 +69,7 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0,
     from ..synth.designs import named_design_family, random_back_design
     from ..synth.symbols import SYMBOL_NAMES
 
-    rng = np.random.default_rng([seed, step])
-    seed_camera_noise(_noise_seed([seed, step]))
+    rng = _views_rng([seed, step])
     backs = [random_back_design(rng) for _ in range(RANDOM_DESIGNS)]
     family_of, masks = [-1] * RANDOM_DESIGNS, [None] * RANDOM_DESIGNS
     symbols = [-1] * RANDOM_DESIGNS
@@ -115,8 +114,7 @@ def validation_set(seed: int, n_designs: int = 48, views: int = 5) -> tuple[np.n
     """Fixed held-out views (designs from a seed never used for training batches)."""
     from ..synth.designs import random_back_design
 
-    rng = np.random.default_rng([seed, 10**9])
-    seed_camera_noise(_noise_seed([seed, 10**9]))
+    rng = _views_rng([seed, 10**9])
     designs = [random_back_design(rng) for _ in range(n_designs)]
     return _views_of(rng, designs, views)
 
@@ -127,8 +125,7 @@ def family_validation_set(seed: int, n_families: int = 12,
     to follow how well siblings, which differ only by their symbol, are told apart."""
     from ..synth.designs import design_family
 
-    rng = np.random.default_rng([seed, 10**9 + 1])
-    seed_camera_noise(_noise_seed([seed, 10**9 + 1]))
+    rng = _views_rng([seed, 10**9 + 1])
     parts = [_views_of(rng, design_family(rng, n=FAMILY_SIZE), views)
              for _ in range(n_families)]
     crops = np.concatenate([c for c, _ in parts])
@@ -143,7 +140,8 @@ def _views_of(rng: np.random.Generator, designs: list[np.ndarray],
     return np.stack(crops), np.repeat(np.arange(len(designs)), views)
 
 
-def _noise_seed(entropy: list[int]) -> int:
-    """A seed for the camera noise of the views drawn from ``default_rng(entropy)`` (a stream of
-    its own, so the views' other draws stay as they were)."""
-    return int(np.random.default_rng([*entropy, 1]).integers(1, 2**31 - 1))
+def _views_rng(entropy: list[int]) -> np.random.Generator:
+    """``default_rng(entropy)`` for drawing views, with the views' camera noise (OpenCV's
+    generator) restarted from a seed of its own stream, so the other draws stay as they were."""
+    seed_camera_noise(int(np.random.default_rng([*entropy, 1]).integers(1, 2**31 - 1)))
+    return np.random.default_rng(entropy)
