@@ -10,7 +10,9 @@ and which come within a slack of its threshold, join it.
 The same clusters guard the rejection of decks nobody calibrated: such a deck forms a cluster
 of its own, mostly UNKNOWN, whose few deck votes come from cards that barely passed a
 look-alike deck's threshold; those marginal acceptances become UNKNOWN too, instead of pulling
-the rest in.
+the rest in. And where a deck's cards in one photo fall into two clusters, one far less like
+the deck than the other, the weaker one is most often such a look-alike deck beside the real
+one: its cards become UNKNOWN too.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ class ConsensusSettings:
     doubtful_unknown_ratio: float = 1.0
     #: An UNKNOWN card joins when its similarity to the deck is at most this below the threshold.
     join_slack: float = 0.15
+    #: Of the clusters holding at least this many cards of one deck (after the joins) ...
+    lookalike_min_cards: int = 6
+    #: ... one whose cards' median similarity to the deck lies more than this below the
+    #: strongest one's is a look-alike deck nobody calibrated, and its cards of that deck
+    #: become UNKNOWN (0 turns this off). Chosen on scenes 0-47 and 80-127, measured on 48-63
+    #: and 128-175: more strangers rejected for a few right cards (session 35,
+    #: docs/BENCHMARKS.md "A calibrated deck's weaker twin").
+    lookalike_gap: float = 0.12
 
 
 def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: CardIdentities,
@@ -111,5 +121,32 @@ def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: Card
                         & (deck_similarity[unknown, deck] >= thresholds[deck] - settings.join_slack)]
         deck_index[joins] = deck
         confidence[joins] = votes[deck] / len(members)
+    if settings.lookalike_gap > 0:
+        _demote_weaker_twins(deck_index, confidence, backs, clusters, deck_similarity, settings)
     return CardIdentities(deck_index=deck_index, confidence=confidence,
                           deck_names=identities.deck_names, tied_decks=identities.tied_decks)
+
+
+def _demote_weaker_twins(deck_index: np.ndarray, confidence: np.ndarray, backs: np.ndarray,
+                         clusters: np.ndarray, deck_similarity: np.ndarray,
+                         settings: ConsensusSettings) -> None:
+    """Turn UNKNOWN, in place, a deck's cards in any cluster whose median similarity to the deck
+    lies more than ``lookalike_gap`` below that of the deck's strongest cluster in the photo.
+
+    A deck's own cards in one photo share its light and camera, so they resemble it about
+    equally; a second, clearly weaker group is another design that passes for it.
+    """
+    for deck in range(deck_similarity.shape[1]):
+        groups = []
+        for label in range(int(clusters.max(initial=-1)) + 1):
+            cards = backs[clusters == label]
+            cards = cards[deck_index[cards] == deck]
+            if len(cards) >= settings.lookalike_min_cards:
+                groups.append((float(np.median(deck_similarity[cards, deck])), cards))
+        if len(groups) < 2:
+            continue
+        strongest = max(median for median, _ in groups)
+        for median, cards in groups:
+            if median < strongest - settings.lookalike_gap:
+                deck_index[cards] = UNKNOWN
+                confidence[cards] = 0.5

@@ -120,3 +120,32 @@ def test_cards_taken_in_near_the_threshold_do_not_vote():
     together = settle_by_consensus(emb, DECKS, alone, deck_similarities(emb, DECKS))
     # Two votes of ten cards are no consensus either way: every card keeps its own decision.
     assert together.deck_index.tolist() == alone.deck_index.tolist()
+
+
+def test_a_weaker_twin_of_a_deck_in_the_same_photo_becomes_unknown():
+    # Six reds and six cards of an uncalibrated look-alike, which all pass red's threshold
+    # (0.7) by a clear margin: two clusters (their cross similarity is 0.95 x 0.76 = 0.72),
+    # whose medians lie 0.19 apart, more than ``lookalike_gap``.
+    red = DeckProfile("red", axis(0)[None], 0.7, "v", 5, "2026-01-01T00:00:00+00:00")
+    decks = DeckSet((red, BLUE))
+    reds = [card(0, 0.95, 2, w) for w in (0.0, 0.02, 0.04, 0.06, 0.08, 0.1)]
+    twins = [card(0, 0.76, 4, w) for w in (0.0, 0.02, 0.04, 0.06, 0.08, 0.1)]
+
+    def settle(vectors, settings=ConsensusSettings()):
+        emb = Embeddings(np.array(vectors, np.float32), np.zeros((len(vectors),), np.float32))
+        alone = classify(emb, decks, IdentifySettings(consensus=None))
+        return alone, settle_by_consensus(emb, decks, alone, deck_similarities(emb, decks), settings)
+
+    alone, together = settle([*reds, *twins])
+    assert alone.deck_index.tolist() == [0] * 12
+    assert together.deck_index.tolist() == [0] * 6 + [UNKNOWN] * 6
+    assert together.confidence[6:].tolist() == [0.5] * 6
+    # Without the real reds beside them, nothing tells the twins from red's own cards.
+    _, twins_alone = settle(twins)
+    assert twins_alone.deck_index.tolist() == [0] * 6
+    # Five cards are too few to make a cluster a twin (``lookalike_min_cards``), and the
+    # rule can be turned off.
+    _, five = settle([*reds, *twins[:5]])
+    assert five.deck_index.tolist() == [0] * 11
+    _, off = settle([*reds, *twins], ConsensusSettings(lookalike_gap=0.0))
+    assert off.deck_index.tolist() == [0] * 12
