@@ -11,8 +11,9 @@ The same clusters guard the rejection of decks nobody calibrated: such a deck fo
 of its own, mostly UNKNOWN, whose few deck votes come from cards that barely passed a
 look-alike deck's threshold; those marginal acceptances become UNKNOWN too, instead of pulling
 the rest in. And where a deck's cards in one photo fall into two clusters, one far less like
-the deck than the other, the weaker one is most often such a look-alike deck beside the real
-one: its cards become UNKNOWN too.
+the deck than the other, the weaker one may be such a look-alike beside the real deck (or a
+sibling's cards, or the deck's own cards seen worse): its cards become UNKNOWN too, listed for
+the user to check instead of counted in silence.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: Card
 
     ``deck_similarity`` is ``identify.deck_similarities(embeddings, decks)``. A cluster whose
     voters only just passed their deck's threshold and which holds as many UNKNOWN cards has
-    its cards of that deck turned UNKNOWN instead. Face-up cards take no part. A card that joins
+    its cards of that deck turned UNKNOWN instead, as has a deck's clearly weaker second cluster
+    (``ConsensusSettings.lookalike_gap``). Face-up cards take no part. A card that joins
     gets the cluster's vote share as its confidence, so doubtful joins are listed for the user
     to check.
     """
@@ -133,8 +135,9 @@ def _demote_weaker_twins(deck_index: np.ndarray, confidence: np.ndarray, backs: 
     """Turn UNKNOWN, in place, a deck's cards in any cluster whose median similarity to the deck
     lies more than ``lookalike_gap`` below that of the deck's strongest cluster in the photo.
 
-    A deck's own cards in one photo share its light and camera, so they resemble it about
-    equally; a second, clearly weaker group is another design that passes for it.
+    A deck's own cards in one photo share its light and camera, so they mostly resemble it about
+    equally; a second, clearly weaker group is as likely another design that passes for it, and
+    a look-alike counted for a player is a silent error where an UNKNOWN card is a listed one.
     """
     for deck in range(deck_similarity.shape[1]):
         groups = []

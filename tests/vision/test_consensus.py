@@ -131,10 +131,11 @@ def test_a_weaker_twin_of_a_deck_in_the_same_photo_becomes_unknown():
     reds = [card(0, 0.95, 2, w) for w in (0.0, 0.02, 0.04, 0.06, 0.08, 0.1)]
     twins = [card(0, 0.76, 4, w) for w in (0.0, 0.02, 0.04, 0.06, 0.08, 0.1)]
 
-    def settle(vectors, settings=ConsensusSettings()):
+    def settle(vectors, settings=None):
         emb = Embeddings(np.array(vectors, np.float32), np.zeros((len(vectors),), np.float32))
         alone = classify(emb, decks, IdentifySettings(consensus=None))
-        return alone, settle_by_consensus(emb, decks, alone, deck_similarities(emb, decks), settings)
+        return alone, settle_by_consensus(emb, decks, alone, deck_similarities(emb, decks),
+                                          settings or ConsensusSettings())
 
     alone, together = settle([*reds, *twins])
     assert alone.deck_index.tolist() == [0] * 12
