@@ -61,10 +61,11 @@ class ConsensusSettings:
     #: Of the clusters holding at least this many cards of one deck (after the joins) ...
     lookalike_min_cards: int = 6
     #: ... one whose cards' median similarity to the deck lies more than this below the
-    #: strongest one's is a look-alike deck nobody calibrated, and its cards of that deck
-    #: become UNKNOWN (0 turns this off). Chosen on scenes 0-47 and 80-127, measured on 48-63
-    #: and 128-175: more strangers rejected for a few right cards (session 35,
-    #: docs/BENCHMARKS.md "A calibrated deck's weaker twin").
+    #: strongest one's is taken for a look-alike deck nobody calibrated: its cards of that deck
+    #: become UNKNOWN (0 turns this off). Chosen on scenes 0-47 and 80-127. On the scenes not
+    #: chosen on (48-63, 128-271) the counts came closer and a few more strangers were
+    #: rejected, but 1.5% of the right cards became UNKNOWN (session 35, docs/BENCHMARKS.md
+    #: "A calibrated deck's weaker twin").
     lookalike_gap: float = 0.12
 
 
