@@ -172,7 +172,7 @@ def test_prompt_on_a_terminal(photos, monkeypatch, cardtally_home: Path):
     monkeypatch.setattr(score_module, "stdin_is_terminal", lambda: True)
     fails(
         cardtally_home,
-        "Not saved (you declined). Correct with --fix and run score again.",
+        "Not saved (you declined). Correct with --card or --fix and run score again.",
         *score_args(photos),
         input="n\n",
     )

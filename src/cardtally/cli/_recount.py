@@ -2,8 +2,10 @@
 
 The evidence that ``score`` saved names each photo with its SHA-256, the ``--fix`` corrections
 and the counted values. A re-count checks every photo is still there and unchanged, counts the
-photos with the current models, applies the same corrections, shows old and new counts, asks
-(like ``score``) and replaces the round's counts and evidence in one transaction.
+photos with the current models, applies the same ``--fix`` corrections, shows old and new
+counts, asks (like ``score``) and replaces the round's counts and evidence in one transaction.
+``--card`` corrections name cards by their number in one count's review image, so a re-count
+(whose cards and numbers can differ) says it drops them.
 """
 
 from __future__ import annotations
@@ -156,6 +158,13 @@ def recount_round(number: int, game_id: int | None, *, yes: bool, json_out: bool
                     typer.echo(
                         f"Note: round {number} was corrected by hand after it was scored; the "
                         "re-count replaces those corrections.",
+                        err=True,
+                    )
+                if card_fixes := evidence.get("card_fixes"):
+                    typer.echo(
+                        f"Note: the --card corrections of round {number} "
+                        f"({', '.join(card_fixes)}) name cards of its first count; the "
+                        "re-count numbers the cards anew and does not apply them.",
                         err=True,
                     )
                 for line in cards_to_check(center, CENTRE) + cards_to_check(leftover, LEFTOVER):

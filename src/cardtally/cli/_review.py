@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -84,27 +84,48 @@ def photo_evidence(photo: PhotoCount, review: Path | None) -> dict[str, Any]:
 
 
 class ReviewCounter:
-    """Counts a set of photos, writing each one's review image into ``review_dir`` as it goes."""
+    """Counts a set of photos, writing each one's review image into ``review_dir`` as it goes.
 
-    def __init__(self, decks: DeckSet, review_dir: Path) -> None:
+    ``correct(label, photo)``, where given, returns the photo with the user's corrections
+    (``score --card``): the review image and the result show the corrected cards.
+    """
+
+    def __init__(
+        self,
+        decks: DeckSet,
+        review_dir: Path,
+        correct: Callable[[str, PhotoCount], PhotoCount] | None = None,
+    ) -> None:
         self.decks = decks
         self.review_dir = review_dir
+        self.correct = correct
         self.reviews: dict[Path, Path] = {}
 
     def run(self, label: str, photos: Sequence[Path]) -> CountResult:
         from ..vision.annotate import annotate, write_review_image
 
+        counted: list[PhotoCount] = []
+
         def after(photo: PhotoCount, image_bgr: np.ndarray) -> None:
             typer.echo(f"{label}: {photo.path.name}: {len(photo.detections)} cards", err=True)
-            review = annotate(
-                image_bgr, photo.detections, photo.identities, title=f"{label}: {photo.path.name}"
-            )
+            title = f"{label}: {photo.path.name}"
+            if self.correct is not None:
+                as_counted, photo = photo, self.correct(label, photo)
+                n_fixed = int(np.count_nonzero(
+                    (photo.identities.deck_index != as_counted.identities.deck_index)
+                    | (photo.identities.confidence != as_counted.identities.confidence)
+                ))  # fmt: skip
+                if n_fixed:
+                    title += f" ({n_fixed} given by hand)"
+            counted.append(photo)
+            review = annotate(image_bgr, photo.detections, photo.identities, title=title)
             target = (
                 self.review_dir / f"{label}-{len(self.reviews) + 1}-{photo.path.stem}-review.jpg"
             )
             self.reviews[photo.path] = write_review_image(target, review)
 
-        return count_photos(list(photos), self.decks, on_photo=after)
+        result = count_photos(list(photos), self.decks, on_photo=after)
+        return CountResult(tuple(counted), result.deck_names)
 
     def evidence(self, result: CountResult) -> list[dict[str, Any]]:
         return [photo_evidence(p, self.reviews.get(p.path)) for p in result.photos]
@@ -121,13 +142,19 @@ def photo_round_evidence(
     center: CountResult,
     leftover: CountResult,
     fixes: Sequence[str],
+    card_fixes: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The ``evidence`` JSON of a photo-scored round (``round recount`` reads it back)."""
+    """The ``evidence`` JSON of a photo-scored round (``round recount`` reads it back).
+
+    The photos' counts are those after the ``--card`` corrections (``card_fixes``), which
+    the review images show; ``fixes`` (``--fix``) apply on top of them.
+    """
     return {
         "source": "photos",
         "center": counter.evidence(center),
         "leftover": counter.evidence(leftover),
         "fixes": list(fixes),
+        "card_fixes": list(card_fixes),
         "counted_center": counts_by_player(game, center),
         "counted_leftover": counts_by_player(game, leftover),
     }

@@ -23,6 +23,7 @@ from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_
 from ..vision.count import CountResult, check_photo_paths
 from ..vision.decks import DeckSet, load_decks, profile_path
 from ..vision.embed import embedder_version
+from ._card_fixes import CardFixer, parse_card_fixes
 from ._game_view import (
     finished_message,
     game_json,
@@ -141,7 +142,9 @@ def check_can_confirm(yes: bool) -> None:
 def confirm_or_fail(
     yes: bool,
     question: str = "Save this round?",
-    declined: str = "Not saved (you declined). Correct with --fix and run score again.",
+    declined: str = (
+        "Not saved (you declined). Correct with --card or --fix and run score again."
+    ),
 ) -> None:
     """Ask before saving; never block when nobody can answer."""
     if yes:
@@ -242,6 +245,16 @@ def score_command(
             show_default=False,
         ),
     ] = None,
+    card: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--card",
+            metavar="centre:N=PLAYER",
+            help="Count card N of the centre (or leftover) review image for PLAYER (repeatable; "
+            "centre:PHOTO:N=PLAYER when there are several centre photos).",
+            show_default=False,
+        ),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Save without asking.")] = False,
     force: Annotated[
         bool, typer.Option("--force", help="Add the round even though the game is finished.")
@@ -267,6 +280,9 @@ def score_command(
             raise CardtallyError(finished_message(game))
         caller_name = resolve_player(caller, game.players, "--caller") if caller else None
         check_fixes(fixes, game.players)
+        card_fixer = CardFixer(
+            parse_card_fixes(card or [], game.players), {s.player: s.deck for s in game.seats}
+        )
         decks = game_decks(game)
         review_dir = new_review_dir(game.id, len(game.rounds) + 1)
         snapped: list[Path] = []
@@ -274,7 +290,8 @@ def score_command(
         try:
             if snap:
                 center_paths, leftover_paths = snap_photos(camera, review_dir, snapped)
-            counter = ReviewCounter(decks, review_dir)
+            card_fixer.check_photos({CENTRE: center_paths, LEFTOVER: leftover_paths})
+            counter = ReviewCounter(decks, review_dir, correct=card_fixer.corrected)
             center_result = counter.run(CENTRE, center_paths)
             leftover_result = counter.run(LEFTOVER, leftover_paths)
             entry, warnings = photo_round(game, center_result, leftover_result, fixes, caller_name)
@@ -288,7 +305,9 @@ def score_command(
                 typer.echo(f"Warning: {warning}", err=True)
             typer.echo(f"Review images: {review_dir}", err=True)
             confirm_or_fail(yes)
-            evidence = photo_round_evidence(game, counter, center_result, leftover_result, fixes)
+            evidence = photo_round_evidence(
+                game, counter, center_result, leftover_result, fixes, card_fixer.texts()
+            )
             number = save_new_round(ledger, game, entry, warnings, evidence)
             saved = True
         finally:

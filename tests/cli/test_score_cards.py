@@ -1,0 +1,170 @@
+"""``cardtally score --card centre:N=PLAYER``: a card of the review image given to a player.
+
+The photos are those of photo_fakes.py: cards on a grid, numbered in reading order in the
+review image, so card k is the k-th entry of the list the photo was drawn from.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+from photo_fakes import (
+    calibrate,
+    fake_vision,  # noqa: F401  (fixture)
+    write_photo,
+)
+from test_score import Unchanged
+from typer.testing import CliRunner
+
+from cardtally.cli import app
+from cardtally.vision import count as count_module
+
+runner = CliRunner()
+#: Card 1 is red (Anna's), card 11 a purple back nobody calibrated, card 12 face up.
+CENTRE_CARDS = ["red"] * 5 + ["blue"] * 3 + ["yellow"] * 2 + ["purple", "face-up"]
+LEFTOVER_CARDS = ["blue"] * 2 + ["yellow"] * 4
+
+
+def run(*args: str, **kwargs):
+    return runner.invoke(app, list(args), **kwargs)
+
+
+def saved_rounds() -> list[dict]:
+    result = run("game", "show", "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["rounds"]
+
+
+def counts(round_json: dict) -> dict[str, tuple[int, int]]:
+    return {p: (c["center"], c["leftover"]) for p, c in round_json["counts"].items()}
+
+
+@pytest.fixture(autouse=True)
+def setup(fake_vision, cardtally_home: Path):  # noqa: F811
+    calibrate("red", "blue", "yellow")
+    result = run("game", "new", "-p", "Anna=red", "-p", "Ben=blue", "-p", "Cleo=yellow")
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def photos(tmp_path: Path) -> tuple[Path, Path]:
+    return (
+        write_photo(tmp_path / "centre.png", CENTRE_CARDS),
+        write_photo(tmp_path / "left.png", LEFTOVER_CARDS),
+    )
+
+
+def score(photos: tuple[Path, Path], *more: str):
+    return run(
+        "score", "--center", str(photos[0]), "--leftover", str(photos[1]), "--caller", "Anna",
+        *more,
+    )  # fmt: skip
+
+
+def test_cards_are_given_to_players(photos):
+    plain = score(photos, "--yes")
+    assert plain.exit_code == 0, plain.output
+    assert "Check: centre centre.png: card 11 matches no player's deck\n" in plain.stderr
+    assert run("round", "undo").exit_code == 0
+
+    result = score(
+        photos, "--card", "centre:11=cleo", "--card", "center:1=Ben", "--card", "centre:12=Cleo",
+        "--card", "pile:3=Anna", "--yes",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Anna    red          4     1" in result.stdout
+    assert "Ben     blue         4     2" in result.stdout
+    assert "Cleo    yellow       4     3" in result.stdout
+    assert "card 11" not in result.stderr  # no longer unknown: nothing to check
+    assert "match no player's deck" not in result.stderr
+    assert "face up" not in result.stderr
+    (saved,) = saved_rounds()
+    assert counts(saved) == {"Anna": (4, 1), "Ben": (4, 2), "Cleo": (4, 3)}
+    evidence = saved["evidence"]
+    assert evidence["card_fixes"] == ["centre:11=cleo", "center:1=Ben", "centre:12=Cleo",
+                                      "pile:3=Anna"]  # fmt: skip
+    assert evidence["counted_center"] == {"Anna": 4, "Ben": 4, "Cleo": 4}
+    assert evidence["counted_leftover"] == {"Anna": 1, "Ben": 2, "Cleo": 3}
+    (centre,) = evidence["center"]
+    assert centre["counts"] == {"red": 4, "blue": 4, "yellow": 4}
+    assert (centre["cards"], centre["unknown"], centre["face_up"]) == (12, 0, 0)
+    assert cv2.imread(centre["review_image"]) is not None
+
+
+def test_fix_applies_on_top_of_card(photos):
+    result = score(photos, "--card", "centre:11=Cleo", "--fix", "Cleo=centre:+1", "--yes")
+    assert result.exit_code == 0, result.output
+    (saved,) = saved_rounds()
+    assert counts(saved)["Cleo"] == (4, 4)
+    assert saved["evidence"]["counted_center"]["Cleo"] == 3
+
+
+def test_photos_named_when_a_set_has_several(photos, tmp_path: Path):
+    second = write_photo(tmp_path / "more.png", ["purple", "purple"])
+    result = run(
+        "score", "--center", str(photos[0]), "--center", str(second), "--caller", "Anna",
+        "--card", "centre:more.png:2=Ben", "--card", "centre:centre.png:11=Ben", "--yes",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (saved,) = saved_rounds()
+    assert counts(saved)["Ben"] == (5, 0)
+    assert [p["unknown"] for p in saved["evidence"]["center"]] == [0, 1]
+
+
+def test_a_recount_says_it_drops_them(photos):
+    assert score(photos, "--card", "centre:11=Cleo", "--yes").exit_code == 0
+    result = run("round", "recount", "1", "--yes")
+    assert result.exit_code == 0, result.output
+    assert (
+        "Note: the --card corrections of round 1 (centre:11=Cleo) name cards of its first count; "
+        "the re-count numbers the cards anew and does not apply them.\n"
+    ) in result.stderr
+    (saved,) = saved_rounds()
+    assert counts(saved)["Cleo"] == (2, 4)
+    assert saved["evidence"]["card_fixes"] == []
+
+
+@pytest.mark.parametrize(
+    ("cards", "message"),
+    [
+        (["centre5=Ben"], "Bad --card 'centre5=Ben': write centre:N=PLAYER or leftover:N=PLAYER, e.g. --card centre:5=Anna."),
+        (["centre:0=Ben"], "Bad --card 'centre:0=Ben': write centre:N=PLAYER or leftover:N=PLAYER, e.g. --card centre:5=Anna."),
+        (["table:5=Ben"], "Bad --card 'table:5=Ben': write centre:N=PLAYER or leftover:N=PLAYER, e.g. --card centre:5=Anna."),
+        (["centre:5=Zoe"], "Unknown player 'Zoe' in --card. The players are: Anna, Ben, Cleo."),
+        (["centre:5=Ben", "center:5=Cleo"], "--card 'center:5=Cleo' names the same card as --card 'centre:5=Ben'."),
+        (["centre:13=Ben"], "--card 'centre:13=Ben': the centre photo centre.png has 12 cards."),
+        (["centre:other.png:1=Ben"], "--card 'centre:other.png:1=Ben': no such photo; the centre photos are: centre.png."),
+    ],
+)  # fmt: skip
+def test_errors_change_nothing(photos, cardtally_home: Path, cards: list[str], message: str):
+    before = Unchanged(cardtally_home)
+    result = score(photos, *(arg for card in cards for arg in ("--card", card)), "--yes")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.endswith(f"Error: {message}\n"), result.stderr
+    assert result.stderr.count("Error: ") == 1
+    before.check()
+
+
+def test_set_errors_are_found_before_counting(photos, tmp_path: Path, monkeypatch,
+                                              cardtally_home: Path):
+    def no_counting(*args, **kwargs):
+        raise AssertionError("counted")
+
+    monkeypatch.setattr(count_module, "count_photo", no_counting)
+    monkeypatch.setattr(count_module, "_count_loaded", no_counting)
+    second = write_photo(tmp_path / "more.png", ["red"])
+    for args, message in [
+        (["--center", str(photos[0]), "--card", "leftover:1=Ben"],
+         "--card 'leftover:1=Ben': there is no leftover photo."),
+        (["--center", str(photos[0]), "--center", str(second), "--card", "centre:1=Ben"],
+         "--card 'centre:1=Ben': there are 2 centre photos; name the photo, e.g. --card "
+         "centre:centre.png:1=Ben."),
+    ]:  # fmt: skip
+        before = Unchanged(cardtally_home)
+        result = run("score", *args, "--yes")
+        assert result.exit_code == 1, result.output
+        assert result.stderr == f"Error: {message}\n"
+        before.check()
