@@ -203,7 +203,7 @@ def test_edit_round():
     [
         (["5", "--center", "Anna=1"], "Game 1 has no round 5 (it has rounds 1-2)."),
         (["0", "--center", "Anna=1"], "Game 1 has no round 0 (it has rounds 1-2)."),
-        (["1"], "Nothing to change: give --center, --leftover, --caller or --no-caller."),
+        (["1"], "Nothing to change: give --center, --leftover, --card, --caller or --no-caller."),
         (["1", "--caller", "Ben", "--no-caller"], "Give either --caller or --no-caller, not both."),
         (["1", "--center", "Dan=3"], f"Unknown player 'Dan' in --center. {PLAYERS}"),
         (["1", "--leftover", "Ben=-2"], "Bad count in --leftover Ben=-2: a count cannot be negative."),

@@ -16,7 +16,6 @@ from photo_fakes import (
     fake_vision,  # noqa: F401  (fixture)
     write_photo,
 )
-from test_score import Unchanged
 from typer.testing import CliRunner
 
 from cardtally.cli import app
@@ -40,6 +39,26 @@ def saved_rounds() -> list[dict]:
 
 def counts(round_json: dict) -> dict[str, tuple[int, int]]:
     return {p: (c["center"], c["leftover"]) for p, c in round_json["counts"].items()}
+
+
+class Unchanged:
+    """Snapshot of the ledger file, ``game show --json`` and the files under ``reviews/``."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.state = self.now()
+
+    def now(self) -> tuple:
+        ledger = self.home / "cardtally.db"
+        reviews = self.home / "reviews"
+        return (
+            ledger.read_bytes() if ledger.exists() else None,
+            run("game", "show", "--json").output,
+            sorted(p for p in reviews.rglob("*") if p.is_file()) if reviews.exists() else [],
+        )
+
+    def check(self) -> None:
+        assert self.now() == self.state
 
 
 @pytest.fixture(autouse=True)
@@ -165,6 +184,82 @@ def test_set_errors_are_found_before_counting(photos, tmp_path: Path, monkeypatc
     ]:  # fmt: skip
         before = Unchanged(cardtally_home)
         result = run("score", *args, "--yes")
+        assert result.exit_code == 1, result.output
+        assert result.stderr == f"Error: {message}\n"
+        before.check()
+
+
+# -- round edit --card: after saving ------------------------------------------------------------
+
+
+def test_saved_cards_are_recorded_by_number(photos):
+    assert score(photos, "--card", "centre:1=Ben", "--yes").exit_code == 0
+    (saved,) = saved_rounds()
+    (centre,) = saved["evidence"]["center"]
+    assert centre["card_decks"] == ["blue"] + ["red"] * 4 + ["blue"] * 3 + ["yellow"] * 2 + [
+        None, None]  # fmt: skip
+    (leftover,) = saved["evidence"]["leftover"]
+    assert leftover["card_decks"] == ["blue"] * 2 + ["yellow"] * 4
+
+
+def test_round_edit_moves_cards(photos):
+    assert score(photos, "--fix", "Ben=centre:+1", "--yes").exit_code == 0
+    result = run("round", "edit", "1", "--card", "centre:11=Cleo", "--card", "centre:2=ben",
+                 "--card", "leftover:6=Anna")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (saved,) = saved_rounds()
+    # Anna loses card 2 to Ben and gets a leftover card of Cleo's; Cleo gets the unknown card 11
+    assert counts(saved) == {"Anna": (4, 1), "Ben": (5, 2), "Cleo": (3, 3)}
+    evidence = saved["evidence"]
+    assert evidence["card_fixes"] == ["centre:11=Cleo", "centre:2=ben", "leftover:6=Anna"]
+    assert evidence["center"][0]["card_decks"][:2] == ["red", "blue"]
+    assert evidence["center"][0]["card_decks"][10] == "yellow"
+    assert evidence["counted_center"] == {"Anna": 5, "Ben": 3, "Cleo": 2}  # as scored
+
+    # the same card again starts from where the last correction put it
+    assert run("round", "edit", "1", "--card", "centre:2=Cleo").exit_code == 0
+    assert counts(saved_rounds()[0])["Ben"] == (4, 2)
+    assert counts(saved_rounds()[0])["Cleo"] == (4, 3)
+
+
+def test_round_edit_card_then_counts(photos):
+    assert score(photos, "--yes").exit_code == 0
+    result = run("round", "edit", "1", "--card", "centre:11=Cleo", "--center", "Cleo=7")
+    assert result.exit_code == 0, result.output
+    assert counts(saved_rounds()[0])["Cleo"] == (7, 4)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--card", "centre:13=Ben"], "--card 'centre:13=Ben': the centre photo centre.png has 12 cards."),
+        (["--card", "centre:x.png:1=Ben"], "--card 'centre:x.png:1=Ben': no such photo; the centre photos are: centre.png."),
+        (["--card", "centre:1=Zoe"], "Unknown player 'Zoe' in --card. The players are: Anna, Ben, Cleo."),
+    ],
+)  # fmt: skip
+def test_round_edit_card_errors(photos, cardtally_home: Path, args: list[str], message: str):
+    assert score(photos, "--yes").exit_code == 0
+    before = Unchanged(cardtally_home)
+    result = run("round", "edit", "1", *args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"Error: {message}\n"
+    before.check()
+
+
+def test_round_edit_card_needs_a_record(photos, cardtally_home: Path):
+    assert run("round", "add", "--center", "Anna=5", "--center", "Ben=3", "--center", "Cleo=2",
+               "--leftover", "Anna=0", "--leftover", "Ben=2", "--leftover", "Cleo=4",
+               "--caller", "Anna").exit_code == 0  # fmt: skip
+    assert score(photos, "--yes").exit_code == 0
+    assert run("round", "edit", "2", "--center", "Anna=0").exit_code == 0
+    for number, message in [
+        (1, "Round 1 keeps no record of its cards (it was typed in by hand, or scored before "
+            "cardtally kept one); correct its counts with --center NAME=N or --leftover NAME=N."),
+        (2, "--card centre:3=Ben would leave Anna with -1 cards; the round's counts were changed "
+            "by hand since it was scored. Correct them with --center NAME=N or --leftover NAME=N."),
+    ]:  # fmt: skip
+        before = Unchanged(cardtally_home)
+        result = run("round", "edit", str(number), "--card", "centre:3=Ben")
         assert result.exit_code == 1, result.output
         assert result.stderr == f"Error: {message}\n"
         before.check()

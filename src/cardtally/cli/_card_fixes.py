@@ -10,16 +10,19 @@ carried over to a re-count.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..errors import CardtallyError
 from ..scoring.entry import resolve_player
+from ..scoring.rounds import RoundEntry
 from ..vision.count import PhotoCount
 from ..vision.detections import CardIdentities
 from ..vision.label_layout import card_numbers
@@ -64,6 +67,30 @@ def parse_card_fixes(texts: Sequence[str], players: Sequence[str]) -> list[CardF
     return fixes
 
 
+def photo_index(fix: CardFix, names: Sequence[str]) -> int:
+    """Which of its set's photos (file ``names``, in order) ``fix`` names; else a clear error."""
+    if not names:
+        raise CardtallyError(f"--card '{fix.text}': there is no {fix.label} photo.")
+    if fix.photo_name is None:
+        if len(names) > 1:
+            raise CardtallyError(
+                f"--card '{fix.text}': there are {len(names)} {fix.label} photos; name "
+                f"the photo, e.g. --card {fix.label}:{names[0]}:{fix.number}={fix.player}."
+            )
+        return 0
+    if list(names).count(fix.photo_name) != 1:
+        problem = "two of them have that name" if fix.photo_name in names else "no such photo"
+        raise CardtallyError(
+            f"--card '{fix.text}': {problem}; the {fix.label} photos are: {', '.join(names)}."
+        )
+    return list(names).index(fix.photo_name)
+
+
+def _too_few(fix: CardFix, photo_name: str, n_cards: int) -> CardtallyError:
+    found = f"has {n_cards} cards" if n_cards else "has no cards"
+    return CardtallyError(f"--card '{fix.text}': the {fix.label} photo {photo_name} {found}.")
+
+
 class CardFixer:
     """Applies the ``--card`` corrections to each photo as it is counted."""
 
@@ -75,21 +102,7 @@ class CardFixer:
         """Each correction names one photo of its set (``photos``: label -> paths); before any
         photo is counted."""
         for fix in self.fixes:
-            names = [Path(p).name for p in photos.get(fix.label, ())]
-            if not names:
-                raise CardtallyError(f"--card '{fix.text}': there is no {fix.label} photo.")
-            if fix.photo_name is None:
-                if len(names) > 1:
-                    raise CardtallyError(
-                        f"--card '{fix.text}': there are {len(names)} {fix.label} photos; name "
-                        f"the photo, e.g. --card {fix.label}:{names[0]}:{fix.number}={fix.player}."
-                    )
-            elif names.count(fix.photo_name) != 1:
-                listed = ", ".join(names)
-                problem = "two of them have that name" if fix.photo_name in names else "no such photo"
-                raise CardtallyError(
-                    f"--card '{fix.text}': {problem}; the {fix.label} photos are: {listed}."
-                )
+            photo_index(fix, [Path(p).name for p in photos.get(fix.label, ())])
 
     def corrected(self, label: str, photo: PhotoCount) -> PhotoCount:
         """``photo`` with the cards its corrections name given to their players' decks."""
@@ -105,10 +118,7 @@ class CardFixer:
         tied = None if ids.tied_decks is None else ids.tied_decks.copy()
         for fix in fixes:
             if fix.number > len(numbers):  # numbers run 1..n
-                found = f"has {len(numbers)} cards" if len(numbers) else "has no cards"
-                raise CardtallyError(
-                    f"--card '{fix.text}': the {label} photo {photo.path.name} {found}."
-                )
+                raise _too_few(fix, photo.path.name, len(numbers))
             hit = int(np.flatnonzero(numbers == fix.number)[0])
             deck_index[hit] = ids.deck_names.index(self.deck_of[fix.player])
             confidence[hit] = 1.0  # the user looked at it
@@ -120,3 +130,65 @@ class CardFixer:
     def texts(self) -> list[str]:
         """The corrections as typed (the round's evidence keeps them)."""
         return [fix.text for fix in self.fixes]
+
+
+#: Photo sets of a saved round's evidence, by the label a ``--card`` correction uses.
+EVIDENCE_KEYS = {"centre": "center", "leftover": "leftover"}
+
+
+def edit_saved_cards(
+    number: int, evidence: Any, fixes: Sequence[CardFix], deck_of: Mapping[str, str]
+) -> tuple[dict[str, dict[str, int]], dict[str, Any]]:
+    """``round edit --card``: what the corrections do to a saved round's counts, and its new
+    evidence.
+
+    Returns each set's change per player (``{"centre": {"Ben": -1, "Cleo": 1}, ...}``) and
+    the evidence with every corrected card's deck replaced (so that a later correction of the
+    same card starts from this one) and the corrections added to its ``card_fixes``. The
+    counts as scored (``counted_center``, each photo's ``counts``) stay as they were: like
+    ``--center``, these are corrections made by hand after scoring.
+    """
+    no_record = CardtallyError(
+        f"Round {number} keeps no record of its cards (it was typed in by hand, or scored "
+        "before cardtally kept one); correct its counts with --center NAME=N or --leftover NAME=N."
+    )
+    if not isinstance(evidence, dict) or evidence.get("source") != "photos":
+        raise no_record
+    edited = copy.deepcopy(evidence)
+    player_of = {deck: player for player, deck in deck_of.items()}
+    change: dict[str, dict[str, int]] = {label: {} for label in EVIDENCE_KEYS}
+    for fix in fixes:
+        photos = edited.get(EVIDENCE_KEYS[fix.label])
+        if not isinstance(photos, list) or not all(
+            isinstance(p, dict) and isinstance(p.get("card_decks"), list) for p in photos
+        ):
+            raise no_record
+        photo = photos[photo_index(fix, [Path(str(p.get("path"))).name for p in photos])]
+        card_decks = photo["card_decks"]
+        if fix.number > len(card_decks):
+            raise _too_few(fix, Path(str(photo["path"])).name, len(card_decks))
+        old_player = player_of.get(card_decks[fix.number - 1])
+        if old_player is not None:
+            change[fix.label][old_player] = change[fix.label].get(old_player, 0) - 1
+        change[fix.label][fix.player] = change[fix.label].get(fix.player, 0) + 1
+        card_decks[fix.number - 1] = deck_of[fix.player]
+    edited["card_fixes"] = [*edited.get("card_fixes", []), *(fix.text for fix in fixes)]
+    return change, edited
+
+
+def moved(entry: RoundEntry, change: dict[str, dict[str, int]], fixes: Sequence[CardFix]
+          ) -> RoundEntry:
+    """``entry`` with each player's counts changed by ``change`` (``edit_saved_cards``)."""
+    counts = []
+    for c in entry.counts:
+        center = c.center_cards + change["centre"].get(c.player, 0)
+        pile = c.pile_cards + change["leftover"].get(c.player, 0)
+        if min(center, pile) < 0:
+            listed = " ".join(f"--card {fix.text}" for fix in fixes)
+            raise CardtallyError(
+                f"{listed} would leave {c.player} with {min(center, pile)} cards; the round's "
+                "counts were changed by hand since it was scored. Correct them with --center "
+                "NAME=N or --leftover NAME=N."
+            )
+        counts.append(dataclasses.replace(c, center_cards=center, pile_cards=pile))
+    return dataclasses.replace(entry, counts=tuple(counts))

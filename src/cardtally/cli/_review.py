@@ -71,7 +71,12 @@ def discard_review_dir(review_dir: Path, keep: Sequence[Path] = ()) -> None:
 
 
 def photo_evidence(photo: PhotoCount, review: Path | None) -> dict[str, Any]:
-    """What the ledger keeps about one photo, to review or re-count the round later."""
+    """What the ledger keeps about one photo, to review or re-count the round later.
+
+    ``card_decks`` lists every card's deck by its number in the review image (card 1 first;
+    ``None`` for cards counted for nobody: unknown or face up), for ``round edit --card``.
+    """
+    by_number = np.argsort(card_numbers(photo.detections), kind="stable")
     return {
         "path": str(photo.path.resolve()),
         "sha256": photo.sha256,
@@ -80,6 +85,7 @@ def photo_evidence(photo: PhotoCount, review: Path | None) -> dict[str, Any]:
         "unknown": photo.identities.unknown_count,
         "face_up": photo.identities.face_up_count,
         "cards": len(photo.detections),
+        "card_decks": [photo.identities.deck_name(int(i)) for i in by_number],
     }
 
 

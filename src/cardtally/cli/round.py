@@ -10,6 +10,7 @@ from ..errors import CardtallyError
 from ..scoring.entry import build_round
 from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import physical_warnings
+from ._card_fixes import edit_saved_cards, moved, parse_card_fixes
 from ._game_view import (
     echo_warnings,
     finished_message,
@@ -118,32 +119,51 @@ def edit(
     no_caller: Annotated[
         bool, typer.Option("--no-caller", help="Nobody called out in this round.")
     ] = False,
+    card: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--card",
+            metavar="centre:N=PLAYER",
+            show_default=False,
+            help="Card N of the round's centre (or leftover) review image is PLAYER's: it "
+            "moves to their count (repeatable; centre:PHOTO:N=PLAYER with several photos).",
+        ),
+    ] = None,
     game_id: GameOption = None,
     strict: StrictOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Correct a past round: the values given replace the stored ones; totals follow.
 
+    --card moves a card of a photo-scored round from the count it was in to a player's;
+    --center and --leftover values given with it replace the result.
+
     Example: cardtally round edit 1 --center Ben=10 --caller Anna
     """
-    if not (center or leftover or caller is not None or no_caller):
+    if not (center or leftover or card or caller is not None or no_caller):
         raise CardtallyError(
-            "Nothing to change: give --center, --leftover, --caller or --no-caller."
+            "Nothing to change: give --center, --leftover, --card, --caller or --no-caller."
         )
     with open_for_changes() as ledger:
         with ledger.transaction():
             game = ledger.game(game_id)
             stored = game.round(number)
+            base, evidence = stored.entry, None
+            if card:
+                fixes = parse_card_fixes(card, game.players)
+                deck_of = {seat.player: seat.deck for seat in game.seats}
+                change, evidence = edit_saved_cards(number, stored.evidence, fixes, deck_of)
+                base = moved(base, change, fixes)
             entry = build_round(
                 game.players,
                 center=center or [],
                 leftover=leftover or [],
                 caller=caller,
-                base=stored.entry,
+                base=base,
                 clear_caller=no_caller,
             )
             warnings = _checked(physical_warnings(entry, game.rules), strict)
-            ledger.replace_round(game.id, number, entry, warnings)
+            ledger.replace_round(game.id, number, entry, warnings, evidence=evidence)
             game = ledger.game(game.id)
         echo_warnings(number, warnings)
         _report(ledger, game, number, json_out)

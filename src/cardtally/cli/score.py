@@ -190,7 +190,8 @@ def echo_saved_warnings(number: int, warnings: Sequence[str]) -> None:
     if warnings:
         typer.echo(
             f"Round {number} is saved with the warning(s) above; correct it with: "
-            f"cardtally round edit {number} --center NAME=N --leftover NAME=N",
+            f"cardtally round edit {number} --card centre:N=PLAYER (card N of the review "
+            "image), or --center NAME=N --leftover NAME=N",
             err=True,
         )
 
