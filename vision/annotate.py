@@ -203,7 +203,10 @@ def _legend_strip(
     strip_h = 2 * gap + line_h * (1 + max(len(col) for col in columns))
     strip = np.full((strip_h, width_px, 3), LEGEND_BACKGROUND_BGR, np.uint8)
     header = f"{title}  -  {len(identities)} cards" if title else f"{len(identities)} cards"
-    _put_text(strip, header, (2 * gap, gap + _baseline(line_h - gap, text_px)), text_px, style)
+    # A long title (file name, corrections) on a portrait photo is set smaller, not cut off.
+    header_w = style.text_wh(header, text_px)[0]
+    header_px = min(text_px, max(8, text_px * (width_px - 4 * gap) // max(header_w, 1)))
+    _put_text(strip, header, (2 * gap, gap + _baseline(line_h - gap, text_px)), header_px, style)
     x = 2 * gap
     for col in columns:
         box_w = max(widths[k][0] for k in col)

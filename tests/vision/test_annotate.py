@@ -131,6 +131,15 @@ def test_small_photo_stays_readable(table: np.ndarray):
     assert 40 < out.shape[0] - 480 < 200  # a legend strip with legible text, not a sliver
 
 
+def test_a_long_title_stays_inside_a_portrait_photo(table: np.ndarray):
+    portrait = cv2.resize(table, (450, 600))
+    title = "centre: IMG_20260101_123456.jpg (12 given by hand)"
+    out = annotate(portrait, CardDetections.empty((450, 600)), identities([]), title=title)
+    header = out[600:630]  # the legend's first line
+    assert header.max() > 200  # the title is drawn ...
+    assert header[:, -8:].max() == header[0, -1].max()  # ... and ends before the right edge
+
+
 def test_mismatched_inputs_are_rejected(table: np.ndarray):
     dets, _ = scene_cards()
     with pytest.raises(ValueError, match="7 detections but 2 identities"):
