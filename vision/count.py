@@ -22,6 +22,7 @@ from .decks import DeckSet
 from .detect import detect_cards
 from .detections import FACE_UP, CardDetections, CardIdentities
 from .identify import identify
+from .label_layout import card_numbers
 from .load import LoadedImage, check_photo_path, decode_image, read_photo_bytes
 
 
@@ -40,11 +41,15 @@ class PhotoCount:
     full_wh: tuple[int, int] | None = None
 
     def to_json(self) -> dict:
-        """The photo entry of ``count --json`` (DESIGN.md §4), in the photo's own pixels."""
+        """The photo entry of ``count --json`` (DESIGN.md §4), in the photo's own pixels.
+
+        Cards are listed in the order of their numbers in the review image (card 1 first), so
+        that ``cards[k]`` is the card labelled ``k + 1`` there and in the "Check:" lines.
+        """
         photo_wh = self.full_wh or self.image_wh
         quads_xy = self.detections.quad_xy * (np.array(photo_wh, np.float64) / self.image_wh)
         cards = []
-        for i in range(len(self.detections)):
+        for i in np.argsort(card_numbers(self.detections), kind="stable"):
             cards.append(
                 {
                     "deck": self.identities.deck_name(i),

@@ -31,3 +31,20 @@ def test_a_photo_decoded_whole_reports_the_detector_pixels() -> None:
     entry = PhotoCount(Path("p.jpg"), (100, 75), _one_card((100, 75)), identities).to_json()
     assert (entry["width"], entry["height"]) == (100, 75)
     assert entry["cards"][0]["polygon"][2] == [30.0, 35.0]
+
+
+def test_cards_are_listed_by_their_review_image_numbers() -> None:
+    # three cards found right-to-left in one row, and one in a row below
+    xs_ys = [(250, 40), (150, 40), (50, 40), (150, 200)]
+    quads = np.array([[[x - 30, y - 45], [x + 30, y - 45], [x + 30, y + 45], [x - 30, y + 45]]
+                      for x, y in xs_ys], np.float32)  # fmt: skip
+    detections = CardDetections(quad_xy=quads, visible_polygons_xy=tuple(quads),
+                                centre_xy=np.array(xs_ys, np.float32),
+                                angle_deg=np.zeros((4,), np.float32),
+                                score=np.ones((4,), np.float32), image_wh=(300, 260))
+    identities = CardIdentities(np.array([0, 1, -1, -2]), np.array([0.9, 0.8, 0.2, 0.7],
+                                                                   np.float32), ("red", "blue"))
+    entry = PhotoCount(Path("p.jpg"), (300, 260), detections, identities).to_json()
+    listed = [(c["deck"], c["face_up"], c["confidence"]) for c in entry["cards"]]
+    assert listed == [(None, False, 0.2), ("blue", False, 0.8), ("red", False, 0.9),
+                      (None, True, 0.7)]  # fmt: skip
