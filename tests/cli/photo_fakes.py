@@ -100,6 +100,23 @@ def calibrate(*names: str) -> None:
         )
 
 
+def start_fake_game() -> None:
+    """Calibrate red, blue and yellow and start a game: Anna plays red, Ben blue, Cleo yellow."""
+    from typer.testing import CliRunner
+
+    from cardtally.cli import app
+
+    calibrate("red", "blue", "yellow")
+    result = CliRunner().invoke(app, ["game", "new", "-p", "Anna=red", "-p", "Ben=blue",
+                                      "-p", "Cleo=yellow"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+
+def round_photos(folder: Path, centre: list[str], leftover: list[str]) -> tuple[Path, Path]:
+    """A round's centre and leftover photos (``centre.png``, ``left.png``) in ``folder``."""
+    return write_photo(folder / "centre.png", centre), write_photo(folder / "left.png", leftover)
+
+
 # -- odd files (as in tests/vision/test_load.py) --------------------------------------------------
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import cv2
 import pytest
 from photo_fakes import (
-    calibrate,
     fake_identify,
     fake_vision,  # noqa: F401  (fixture)
     picture,
-    write_photo,
+    round_photos,
+    start_fake_game,
 )
 from typer.testing import CliRunner
 
@@ -55,17 +55,12 @@ def yellow_looks_red(image_bgr, detections, decks) -> CardIdentities:
 
 @pytest.fixture(autouse=True)
 def setup(fake_vision, cardtally_home: Path):  # noqa: F811
-    calibrate("red", "blue", "yellow")
-    result = run("game", "new", "-p", "Anna=red", "-p", "Ben=blue", "-p", "Cleo=yellow")
-    assert result.exit_code == 0, result.output
+    start_fake_game()
 
 
 @pytest.fixture
 def photos(tmp_path: Path) -> tuple[Path, Path]:
-    return (
-        write_photo(tmp_path / "centre.png", CENTRE_CARDS),
-        write_photo(tmp_path / "left.png", LEFTOVER_CARDS),
-    )
+    return round_photos(tmp_path, CENTRE_CARDS, LEFTOVER_CARDS)
 
 
 @pytest.fixture
