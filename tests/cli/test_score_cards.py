@@ -87,7 +87,7 @@ def test_cards_are_given_to_players(photos):
 
     result = score(
         photos, "--card", "centre:11=cleo", "--card", "center:1=Ben", "--card", "centre:12=Cleo",
-        "--card", "pile:3=Anna", "--yes",
+        "--card", "Pile:3=Anna", "--yes",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "Anna    red          4     1" in result.stdout
@@ -100,7 +100,7 @@ def test_cards_are_given_to_players(photos):
     assert counts(saved) == {"Anna": (4, 1), "Ben": (4, 2), "Cleo": (4, 3)}
     evidence = saved["evidence"]
     assert evidence["card_fixes"] == ["centre:11=cleo", "center:1=Ben", "centre:12=Cleo",
-                                      "pile:3=Anna"]  # fmt: skip
+                                      "Pile:3=Anna"]  # fmt: skip
     assert evidence["counted_center"] == {"Anna": 4, "Ben": 4, "Cleo": 4}
     assert evidence["counted_leftover"] == {"Anna": 1, "Ben": 2, "Cleo": 3}
     (centre,) = evidence["center"]

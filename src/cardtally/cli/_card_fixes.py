@@ -31,7 +31,8 @@ from ..vision.label_layout import card_numbers
 SET_LABELS = {"centre": "centre", "center": "centre", "leftover": "leftover", "pile": "leftover"}
 
 _CARD_RE = re.compile(
-    r"^(?P<set>centre|center|leftover|pile)(?::(?P<photo>.+))?:(?P<number>\d+)=(?P<name>.+)$"
+    r"^(?P<set>centre|center|leftover|pile)(?::(?P<photo>.+))?:(?P<number>\d+)=(?P<name>.+)$",
+    re.IGNORECASE,
 )
 _FORM = "write centre:N=PLAYER or leftover:N=PLAYER, e.g. --card centre:5=Anna"
 
@@ -58,7 +59,7 @@ def parse_card_fixes(texts: Sequence[str], players: Sequence[str]) -> list[CardF
             raise CardtallyError(f"Bad --card '{text}': {_FORM}.")
         player = resolve_player(match["name"].strip(), players, "--card")
         photo_name = match["photo"].strip() if match["photo"] else None
-        fix = CardFix(text, SET_LABELS[match["set"]], photo_name, int(match["number"]), player)
+        fix = CardFix(text, SET_LABELS[match["set"].lower()], photo_name, int(match["number"]), player)
         key = (fix.label, fix.photo_name, fix.number)
         if key in seen:
             raise CardtallyError(f"--card '{text}' names the same card as --card '{seen[key]}'.")
