@@ -76,23 +76,7 @@ def rules_json(rules: RuleSet) -> dict[str, Any]:
 def game_json(game: Game, current_id: int | None) -> dict[str, Any]:
     """The whole game: rules, players, every round with counts and scores, standings."""
     summary = game.summary
-    rounds = []
-    for stored, scored in zip(game.rounds, summary.rounds, strict=True):
-        rounds.append(
-            {
-                "number": stored.number,
-                "caller": stored.entry.caller,
-                "counts": {
-                    c.player: {"center": c.center_cards, "leftover": c.pile_cards}
-                    for c in stored.entry.counts
-                },
-                "scores": dict(scored.scores),
-                "totals": dict(scored.totals),
-                "winner": scored.winner,
-                "warnings": list(stored.warnings),
-                "evidence": stored.evidence,
-            }
-        )
+    rounds = [round_json(game, number) for number in range(1, len(game.rounds) + 1)]
     return {
         "game": game.id,
         "current": game.id == current_id,
@@ -101,6 +85,25 @@ def game_json(game: Game, current_id: int | None) -> dict[str, Any]:
         "players": [{"player": s.player, "deck": s.deck} for s in game.seats],
         "rounds": rounds,
         **standings_json(summary),
+    }
+
+
+def round_json(game: Game, number: int) -> dict[str, Any]:
+    """One round: counts, points, running totals, warnings and (photo rounds) evidence."""
+    stored = game.round(number)
+    scored = game.summary.rounds[number - 1]
+    return {
+        "number": stored.number,
+        "caller": stored.entry.caller,
+        "counts": {
+            c.player: {"center": c.center_cards, "leftover": c.pile_cards}
+            for c in stored.entry.counts
+        },
+        "scores": dict(scored.scores),
+        "totals": dict(scored.totals),
+        "winner": scored.winner,
+        "warnings": list(stored.warnings),
+        "evidence": stored.evidence,
     }
 
 
@@ -235,8 +238,9 @@ def render_game(game: Game) -> str:
     return "\n".join(lines)
 
 
-def render_round(game: Game, number: int) -> str:
-    """``round add/edit``: the round's counts and points, totals, and leader or winner."""
+def render_round(game: Game, number: int, with_result: bool = True) -> str:
+    """``round add/edit``: the round's counts and points, totals, and (``with_result``) the
+    game's leader or winner."""
     stored = game.round(number)
     scored = game.summary.rounds[number - 1]
     rows = [
@@ -256,5 +260,6 @@ def render_round(game: Game, number: int) -> str:
     ]
     if game.rules.target_kind == "round-wins":
         lines.append(f"Round win: {scored.winner or 'nobody (tie)'}.")
-    lines.append(result_line(game))
+    if with_result:
+        lines.append(result_line(game))
     return "\n".join(lines)

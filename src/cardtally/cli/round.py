@@ -1,4 +1,5 @@
-"""``cardtally round add|edit|undo|recount``: type in, correct, take back or re-count a round."""
+"""``cardtally round add|show|edit|undo|recount``: type in, show, correct, take back or re-count
+a round."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import typer
 
 from ..errors import CardtallyError
 from ..scoring.entry import build_round
-from ..scoring.ledger import Game, Ledger
+from ..scoring.ledger import NEW_GAME_HINT, Game, Ledger
 from ..scoring.rounds import physical_warnings
 from ._card_fixes import edit_saved_cards, moved, parse_card_fixes
 from ._game_view import (
@@ -16,15 +17,19 @@ from ._game_view import (
     finished_message,
     game_json,
     open_for_changes,
+    open_for_reading,
     print_json,
     render_round,
     render_standings,
     result_line,
+    round_json,
 )
+from ._round_view import render_round_detail
 from .app import sub_app
 
 round_app = sub_app(
-    "round", "Add, correct or undo rounds by hand, or re-count a round scored from photos."
+    "round",
+    "Add, show, correct or undo rounds by hand, or re-count a round scored from photos.",
 )
 
 CenterOption = Annotated[
@@ -167,6 +172,26 @@ def edit(
             game = ledger.game(game.id)
         echo_warnings(number, warnings)
         _report(ledger, game, number, json_out)
+
+
+@round_app.command("show")
+def show(
+    number: Annotated[int, typer.Argument(help="The round to show (1 is the first).")],
+    game_id: GameOption = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the round as JSON.")] = False,
+) -> None:
+    """Show one round: counts, points, warnings, and for a round scored from photos its
+    photos, review images and corrections."""
+    ledger = open_for_reading()
+    if ledger is None:
+        raise CardtallyError(f"No game yet. Start one with: {NEW_GAME_HINT}")
+    with ledger:
+        game = ledger.game(game_id)
+        game.round(number)  # exists?
+    if json_out:
+        print_json({"game": game.id, "round": round_json(game, number)})
+    else:
+        typer.echo(render_round_detail(game, number))
 
 
 @round_app.command("undo")
