@@ -1,11 +1,12 @@
-"""``score --card centre:5=Cleo``: give a card of the review image to a player before saving.
+"""``--card centre:5=Cleo``: give a card of the review image to a player.
 
 The review image numbers every card; the "Check:" lines name the doubtful ones by number. A
 user who looks at card 5 and sees Cleo's back says so with ``--card centre:5=Cleo`` instead of
 working out a count to ``--fix``: the card then counts for Cleo's deck, whatever the photo
-made of it (unknown, face up, another player's deck). Card numbers belong to one count of one
-photo, so these corrections are checked against the photos as they are counted and cannot be
-carried over to a re-count.
+made of it (unknown, face up, another player's deck). ``score --card`` applies it to the
+photos as they are counted (the review image shows it); ``round edit --card`` moves the card
+in a saved round, whose evidence lists each card's deck by its number. Card numbers belong to
+one count of one photo, so these corrections cannot be carried over to a re-count.
 """
 
 from __future__ import annotations
@@ -105,14 +106,15 @@ class CardFixer:
         for fix in self.fixes:
             photo_index(fix, [Path(p).name for p in photos.get(fix.label, ())])
 
-    def corrected(self, label: str, photo: PhotoCount) -> PhotoCount:
-        """``photo`` with the cards its corrections name given to their players' decks."""
+    def corrected(self, label: str, photo: PhotoCount) -> tuple[PhotoCount, int]:
+        """``photo`` with the cards its corrections name given to their players' decks, and
+        how many corrections it took."""
         fixes = [
             fix for fix in self.fixes
             if fix.label == label and fix.photo_name in (None, photo.path.name)
         ]  # fmt: skip
         if not fixes:
-            return photo
+            return photo, 0
         ids = photo.identities
         numbers = card_numbers(photo.detections)
         deck_index, confidence = ids.deck_index.copy(), ids.confidence.copy()
@@ -126,7 +128,7 @@ class CardFixer:
             if tied is not None:
                 tied[hit] = -1
         identities = CardIdentities(deck_index, confidence, ids.deck_names, tied)
-        return dataclasses.replace(photo, identities=identities)
+        return dataclasses.replace(photo, identities=identities), len(fixes)
 
     def texts(self) -> list[str]:
         """The corrections as typed (the round's evidence keeps them)."""

@@ -93,14 +93,15 @@ class ReviewCounter:
     """Counts a set of photos, writing each one's review image into ``review_dir`` as it goes.
 
     ``correct(label, photo)``, where given, returns the photo with the user's corrections
-    (``score --card``): the review image and the result show the corrected cards.
+    (``score --card``) and how many cards they changed: the review image and the result show
+    the corrected cards.
     """
 
     def __init__(
         self,
         decks: DeckSet,
         review_dir: Path,
-        correct: Callable[[str, PhotoCount], PhotoCount] | None = None,
+        correct: Callable[[str, PhotoCount], tuple[PhotoCount, int]] | None = None,
     ) -> None:
         self.decks = decks
         self.review_dir = review_dir
@@ -116,11 +117,7 @@ class ReviewCounter:
             typer.echo(f"{label}: {photo.path.name}: {len(photo.detections)} cards", err=True)
             title = f"{label}: {photo.path.name}"
             if self.correct is not None:
-                as_counted, photo = photo, self.correct(label, photo)
-                n_fixed = int(np.count_nonzero(
-                    (photo.identities.deck_index != as_counted.identities.deck_index)
-                    | (photo.identities.confidence != as_counted.identities.confidence)
-                ))  # fmt: skip
+                photo, n_fixed = self.correct(label, photo)
                 if n_fixed:
                     title += f" ({n_fixed} given by hand)"
             counted.append(photo)
