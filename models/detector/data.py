@@ -72,6 +72,8 @@ class TrainingMix:
     #: side (at least 1 px), as a 12 MP photo's shingled rows look to the 640 px survey,
     #: instead of :data:`MIN_STRIP_PX`. 0: off (every run up to 27).
     small_card_strip_frac: float = 0.0
+    #: Also give the training loss the edge cells where two cards meet (``edge_between``).
+    between_edges: bool = False
 
 
 def _training_options(
@@ -167,7 +169,8 @@ def render_samples(
         image = image_full[y0 : y0 + crop_px, x0 : x0 + crop_px]
         owner = owner_full[y0 : y0 + crop_px, x0 : x0 + crop_px]
         quads = [quad - np.array([x0, y0], np.float32) for quad in quads_full]
-        maps = detector_targets(owner, quads, centre_in_own_part=mix.centre_in_own_part).loss_maps()
+        maps = detector_targets(owner, quads, centre_in_own_part=mix.centre_in_own_part,
+                                between_edges=mix.between_edges).loss_maps()
         rgb = image[:, :, ::-1].astype(np.float32) / 255.0
         samples.append((np.ascontiguousarray(rgb.transpose(2, 0, 1)), maps))
     return samples

@@ -17,16 +17,23 @@ def centre_focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tenso
 
 
 def detector_loss(
-    out: torch.Tensor, maps: dict[str, torch.Tensor], centre_weight: float = 1.0
+    out: torch.Tensor, maps: dict[str, torch.Tensor], centre_weight: float = 1.0,
+    between_edge_weight: float = 1.0,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Total loss and its parts for logging. ``out`` is (N, 6, h, w) from CardNet.
 
     ``centre_weight`` scales the centre-peak loss in the total (the parts are logged unscaled).
+    ``between_edge_weight`` weighs the edge loss of the cells where two cards meet (the
+    ``edge_between`` map) that many times; the commonest merged cards lie apart from their
+    neighbour only by such an edge.
     """
     fg_t, edge_t = maps["foreground"], maps["edge"]
     fg = F.binary_cross_entropy_with_logits(out[:, 0], fg_t)
+    edge_weight = None
+    if between_edge_weight != 1.0:
+        edge_weight = 1.0 + (between_edge_weight - 1.0) * maps["edge_between"]
     edge = F.binary_cross_entropy_with_logits(
-        out[:, 1], edge_t, pos_weight=torch.tensor(3.0, device=out.device)
+        out[:, 1], edge_t, weight=edge_weight, pos_weight=torch.tensor(3.0, device=out.device)
     )
     centre = centre_focal_loss(out[:, 2], maps["centre"])
     orient_err = (out[:, 3:5] - maps["orient"]).abs().sum(dim=1)

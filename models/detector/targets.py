@@ -29,16 +29,36 @@ class DetectorTargets:
     #: card's quad is unusable (the renderer's lens model can throw far off-image corners away)
     log_size: np.ndarray
     centres_xy: np.ndarray  # (n, 2) float32 centre points in output pixels
+    #: (h, w) float32 0/1, where asked for: the edge cells where two cards meet (not card
+    #: against table), for ``train.py --between-edge-weight``
+    edge_between: np.ndarray | None = None
 
     def loss_maps(self) -> dict[str, np.ndarray]:
         """The maps the training loss compares the network's output with, by name."""
-        return {
+        maps = {
             "foreground": self.foreground,
             "edge": self.edge,
             "centre": self.centre,
             "orient": self.orient,
             "log_size": self.log_size,
         }
+        if self.edge_between is not None:
+            maps["edge_between"] = self.edge_between
+        return maps
+
+
+def between_cards_map(owner_map: np.ndarray) -> np.ndarray:
+    """bool, True where a pixel and its right or lower neighbour lie on two different cards
+    (both sides marked), as ``boundary_map`` but without the table's edges."""
+    b = np.zeros(owner_map.shape, bool)
+    on_card = owner_map >= 0
+    dx = (owner_map[:, 1:] != owner_map[:, :-1]) & on_card[:, 1:] & on_card[:, :-1]
+    dy = (owner_map[1:, :] != owner_map[:-1, :]) & on_card[1:, :] & on_card[:-1, :]
+    b[:, 1:] |= dx
+    b[:, :-1] |= dx
+    b[1:, :] |= dy
+    b[:-1, :] |= dy
+    return b
 
 
 def visible_part_centre(mask: np.ndarray) -> tuple[float, float, float]:
@@ -81,7 +101,7 @@ def card_long_side_px(quad_xy: np.ndarray) -> float:
 
 def detector_targets(
     owner_map: np.ndarray, quads_xy: list[np.ndarray] | np.ndarray, stride: int = OUTPUT_STRIDE,
-    centre_in_own_part: bool = False,
+    centre_in_own_part: bool = False, between_edges: bool = False,
 ) -> DetectorTargets:
     """Build the detector's targets from a full-resolution owner map and each card's quad.
 
@@ -90,6 +110,7 @@ def detector_targets(
     renders, above 0.16 (where the detector reads peaks) on 28% of the cards, up to 0.5; the
     focal loss forgives what the network puts there, and the commonest missed card is a strip
     on the slope of a neighbour's peak (docs/BENCHMARKS.md, "Which head limits the detector").
+    ``between_edges`` adds the ``edge_between`` map.
     """
     owner = sample_at_stride(owner_map, stride)
     out_h, out_w = owner.shape
@@ -133,4 +154,6 @@ def detector_targets(
         orient=orient,
         log_size=log_size,
         centres_xy=np.array(centres, np.float32).reshape(-1, 2),
+        edge_between=(any_at_stride(between_cards_map(owner_map), stride).astype(np.float32)
+                      if between_edges else None),
     )

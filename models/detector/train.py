@@ -74,7 +74,8 @@ def train(args: argparse.Namespace) -> None:
         average = WeightAverage(model, args.ema)
     # Each rendered scene gives two crops.
     mix = TrainingMix(args.knit_share, args.stretch_share, args.centre_in_own_part, args.impulse_share,
-                      tuple(args.card_px), args.small_card_share, args.small_card_strip_frac)
+                      tuple(args.card_px), args.small_card_share, args.small_card_strip_frac,
+                      between_edges=args.between_edge_weight != 1.0)
     data = RenderedCrops(args.seed, step * args.batch // 2, args.crop, mix)
     loader = torch.utils.data.DataLoader(
         data,
@@ -100,7 +101,8 @@ def train(args: argparse.Namespace) -> None:
         maps = {key: value.to(device, non_blocking=True) for key, value in maps.items()}
         for group in optimiser.param_groups:
             group["lr"] = _lr_at(step, args.steps, args.lr, constant=args.constant_lr)
-        loss, parts = detector_loss(model(images), maps, args.centre_weight)
+        loss, parts = detector_loss(model(images), maps, args.centre_weight,
+                                    args.between_edge_weight)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -211,6 +213,9 @@ def main() -> None:
     parser.add_argument("--small-card-strip-frac", type=float, default=0.0, metavar="FRAC",
                         help="survey-sized views keep strips down to this fraction of a card's "
                              "long side instead of 8 px (0: off, as every run up to 27)")
+    parser.add_argument("--between-edge-weight", type=float, default=1.0, metavar="W",
+                        help="weigh the edge loss where two cards meet W times (1: off, as "
+                             "every run up to 28)")
     train(parser.parse_args())
 
 

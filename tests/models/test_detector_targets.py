@@ -127,3 +127,17 @@ def test_survey_sized_views_can_keep_the_thin_strips_of_shingled_rows():
     rows_seed, rows = next((seed, options) for seed, options in views if options.preset == "rows")
     strips_px = [card.strip_px for card in render_scene(rows_seed, rows).cards]
     assert min(strips_px) < MIN_STRIP_PX
+
+
+def test_the_edges_between_two_cards_can_be_marked_apart_from_the_table():
+    owner, quads = _two_cards()
+    plain = detector_targets(owner, quads)
+    marked = detector_targets(owner, quads, between_edges=True)
+    assert plain.edge_between is None and "edge_between" not in plain.loss_maps()
+    between = marked.loss_maps()["edge_between"]
+    assert np.array_equal(marked.edge, plain.edge)
+    assert ((between > 0) <= (marked.edge > 0)).all()  # a subset of the edges
+    # Card 1's end over card 0 (input x 30, output x 15) is an edge between cards; card 0's
+    # left side against the table (input x 8, output x 4) is not.
+    assert between[15, 14:17].max() == 1.0
+    assert between[:, 3:6].max() == 0.0 and marked.edge[10:20, 3:6].max() == 1.0
