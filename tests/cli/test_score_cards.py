@@ -20,6 +20,7 @@ from photo_fakes import (
 from typer.testing import CliRunner
 
 from cardtally.cli import app
+from cardtally.cli import score as score_module
 from cardtally.vision import count as count_module
 
 runner = CliRunner()
@@ -72,10 +73,10 @@ def photos(tmp_path: Path) -> tuple[Path, Path]:
     return round_photos(tmp_path, CENTRE_CARDS, LEFTOVER_CARDS)
 
 
-def score(photos: tuple[Path, Path], *more: str):
+def score(photos: tuple[Path, Path], *more: str, **kwargs):
     return run(
         "score", "--center", str(photos[0]), "--leftover", str(photos[1]), "--caller", "Anna",
-        *more,
+        *more, **kwargs,
     )  # fmt: skip
 
 
@@ -259,3 +260,59 @@ def test_round_edit_card_needs_a_record(photos, cardtally_home: Path):
         assert result.exit_code == 1, result.output
         assert result.stderr == f"Error: {message}\n"
         before.check()
+
+
+# -- at the prompt, before saving ------------------------------------------------------------------
+
+PROMPT = "Correct cards by their numbers (e.g. centre:5=Cleo, leftover:2=Ben), or press Enter:"
+
+
+@pytest.fixture
+def terminal(monkeypatch):
+    monkeypatch.setattr(score_module, "stdin_is_terminal", lambda: True)
+
+
+@pytest.mark.usefixtures("terminal")
+def test_cards_to_check_can_be_corrected_at_the_prompt(photos, cardtally_home: Path):
+    result = score(photos, input="centre:99=Cleo\ncentre:11=Cleo, center:1=Ben\ny\n")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count(PROMPT) == 2, result.stderr  # asked again after the bad answer
+    assert ("--card 'centre:99=Cleo': the centre photo centre.png has 12 cards. Nothing "
+            "changed; try again, or press Enter.\n") in result.stderr  # fmt: skip
+    # the proposal is shown again, corrected, before the question
+    assert result.stdout.count("not saved yet") == 2
+    assert "Cleo    yellow       3     4" in result.stdout.split("not saved yet")[2]
+    (saved,) = saved_rounds()
+    assert counts(saved) == {"Anna": (4, 0), "Ben": (4, 2), "Cleo": (3, 4)}
+    evidence = saved["evidence"]
+    assert evidence["card_fixes"] == ["centre:11=Cleo", "center:1=Ben"]
+    assert evidence["center"][0]["card_decks"][:1] == ["blue"]
+    review = Path(evidence["center"][0]["review_image"])
+    assert review.parent.parent.parent == cardtally_home / "reviews" and cv2.imread(str(review)) is not None
+
+
+@pytest.mark.usefixtures("terminal")
+def test_enter_keeps_the_count(photos):
+    result = score(photos, "--card", "centre:1=Ben", input="\ny\n")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count(PROMPT) == 1
+    (saved,) = saved_rounds()
+    assert counts(saved)["Ben"] == (4, 2) and counts(saved)["Cleo"] == (2, 4)
+    assert saved["evidence"]["card_fixes"] == ["centre:1=Ben"]
+
+
+@pytest.mark.usefixtures("terminal")
+def test_corrected_then_declined_saves_nothing(photos, cardtally_home: Path):
+    before = Unchanged(cardtally_home)
+    result = score(photos, input="centre:11=Cleo\nn\n")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.endswith(
+        "Error: Not saved (you declined). Correct with --card or --fix and run score again.\n")
+    before.check()
+
+
+def test_no_prompt_with_yes_or_without_a_terminal(photos):
+    result = score(photos, "--yes", input="centre:11=Cleo\n")
+    assert result.exit_code == 0, result.output
+    assert PROMPT not in result.stderr
+    assert counts(saved_rounds()[0])["Cleo"] == (2, 4)

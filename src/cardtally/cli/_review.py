@@ -24,6 +24,7 @@ from ..vision.count import CountResult, PhotoCount, count_photos
 from ..vision.decks import DeckSet
 from ..vision.detections import UNKNOWN
 from ..vision.label_layout import card_numbers
+from ..vision.load import decode_image, read_photo_bytes
 
 REVIEWS_DIRNAME = "reviews"
 #: Cards identified with less confidence than this are listed for the user to check.
@@ -107,31 +108,63 @@ class ReviewCounter:
         self.review_dir = review_dir
         self.correct = correct
         self.reviews: dict[Path, Path] = {}
+        self.by_hand: dict[Path, int] = {}
 
     def run(self, label: str, photos: Sequence[Path]) -> CountResult:
-        from ..vision.annotate import annotate, write_review_image
-
         counted: list[PhotoCount] = []
 
         def after(photo: PhotoCount, image_bgr: np.ndarray) -> None:
             typer.echo(f"{label}: {photo.path.name}: {len(photo.detections)} cards", err=True)
-            title = f"{label}: {photo.path.name}"
             if self.correct is not None:
                 photo, n_fixed = self.correct(label, photo)
-                if n_fixed:
-                    title += f" ({n_fixed} given by hand)"
+                self.by_hand[photo.path] = n_fixed
             counted.append(photo)
-            review = annotate(image_bgr, photo.detections, photo.identities, title=title)
             target = (
                 self.review_dir / f"{label}-{len(self.reviews) + 1}-{photo.path.stem}-review.jpg"
             )
-            self.reviews[photo.path] = write_review_image(target, review)
+            self.reviews[photo.path] = self._draw(label, photo, image_bgr, target)
 
         result = count_photos(list(photos), self.decks, on_photo=after)
         return CountResult(tuple(counted), result.deck_names)
 
+    def correct_again(
+        self,
+        label: str,
+        result: CountResult,
+        correct: Callable[[str, PhotoCount], tuple[PhotoCount, int]],
+    ) -> CountResult:
+        """``result`` with more corrections; each changed photo's review image is drawn again
+        (from the same bytes that were counted)."""
+        photos = []
+        for photo in result.photos:
+            fixed, n_fixed = correct(label, photo)
+            if n_fixed:
+                self.by_hand[photo.path] = self.by_hand.get(photo.path, 0) + n_fixed
+                self._draw(label, fixed, _decoded_again(photo), self.reviews[photo.path])
+            photos.append(fixed)
+        return CountResult(tuple(photos), result.deck_names)
+
+    def _draw(self, label: str, photo: PhotoCount, image_bgr: np.ndarray, target: Path) -> Path:
+        from ..vision.annotate import annotate, write_review_image
+
+        title = f"{label}: {photo.path.name}"
+        if n_fixed := self.by_hand.get(photo.path, 0):
+            title += f" ({n_fixed} given by hand)"
+        review = annotate(image_bgr, photo.detections, photo.identities, title=title)
+        return write_review_image(target, review)
+
     def evidence(self, result: CountResult) -> list[dict[str, Any]]:
         return [photo_evidence(p, self.reviews.get(p.path)) for p in result.photos]
+
+
+def _decoded_again(photo: PhotoCount) -> np.ndarray:
+    """The photo decoded again as it was counted; a clear error if its file changed since."""
+    data = read_photo_bytes(photo.path)
+    if hashlib.sha256(data).hexdigest() != photo.sha256:
+        raise CardtallyError(
+            f"{photo.path} changed while the round was being scored; run score again."
+        )
+    return decode_image(data, photo.path).bgr
 
 
 def counts_by_player(game: Game, result: CountResult) -> dict[str, int]:

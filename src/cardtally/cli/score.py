@@ -23,7 +23,7 @@ from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_
 from ..vision.count import CountResult, check_photo_paths
 from ..vision.decks import DeckSet, load_decks, profile_path
 from ..vision.embed import embedder_version
-from ._card_fixes import CardFixer, parse_card_fixes
+from ._card_fixes import CardFixer, ask_card_fixes, parse_card_fixes
 from ._game_view import (
     finished_message,
     game_json,
@@ -124,6 +124,17 @@ def render_proposal(game: Game, entry: RoundEntry, scores: Mapping[str, int]) ->
             f"Called out: {entry.caller or 'nobody'}.",
         ]
     )
+
+
+def show_proposal(game: Game, entry: RoundEntry, doubtful: Sequence[str],
+                  warnings: Sequence[str], review_dir: Path, as_json: bool) -> None:
+    """The round as it would be saved, the cards to check, the warnings, the review folder."""
+    typer.echo(render_proposal(game, entry, round_scores(entry, game.rules)), err=as_json)
+    for line in doubtful:
+        typer.echo(f"Check: {line}", err=True)
+    for warning in warnings:
+        typer.echo(f"Warning: {warning}", err=True)
+    typer.echo(f"Review images: {review_dir}", err=True)
 
 
 def stdin_is_terminal() -> bool:
@@ -293,21 +304,35 @@ def score_command(
                 center_paths, leftover_paths = snap_photos(camera, review_dir, snapped)
             card_fixer.check_photos({CENTRE: center_paths, LEFTOVER: leftover_paths})
             counter = ReviewCounter(decks, review_dir, correct=card_fixer.corrected)
-            center_result = counter.run(CENTRE, center_paths)
-            leftover_result = counter.run(LEFTOVER, leftover_paths)
-            entry, warnings = photo_round(game, center_result, leftover_result, fixes, caller_name)
-            doubtful = cards_to_check(center_result, CENTRE) + cards_to_check(
-                leftover_result, LEFTOVER
-            )
-            typer.echo(render_proposal(game, entry, round_scores(entry, game.rules)), err=as_json)
-            for line in doubtful:
-                typer.echo(f"Check: {line}", err=True)
-            for warning in warnings:
-                typer.echo(f"Warning: {warning}", err=True)
-            typer.echo(f"Review images: {review_dir}", err=True)
+            results = {
+                CENTRE: counter.run(CENTRE, center_paths),
+                LEFTOVER: counter.run(LEFTOVER, leftover_paths),
+            }
+            card_texts = card_fixer.texts()
+            while True:
+                entry, warnings = photo_round(
+                    game, results[CENTRE], results[LEFTOVER], fixes, caller_name
+                )
+                doubtful = cards_to_check(results[CENTRE], CENTRE) + cards_to_check(
+                    results[LEFTOVER], LEFTOVER
+                )
+                show_proposal(game, entry, doubtful, warnings, review_dir, as_json)
+                # In a terminal, the cards to check can be corrected before saving.
+                if yes or not doubtful or not stdin_is_terminal():
+                    break
+                paths = {CENTRE: center_paths, LEFTOVER: leftover_paths}
+                counted = {label: result.photos for label, result in results.items()}
+                more = ask_card_fixes(card_fixer, game.players, paths, counted)
+                if more is None:
+                    break
+                results = {
+                    label: counter.correct_again(label, result, more.corrected)
+                    for label, result in results.items()
+                }
+                card_texts += more.texts()
             confirm_or_fail(yes)
             evidence = photo_round_evidence(
-                game, counter, center_result, leftover_result, fixes, card_fixer.texts()
+                game, counter, results[CENTRE], results[LEFTOVER], fixes, card_texts
             )
             number = save_new_round(ledger, game, entry, warnings, evidence)
             saved = True
