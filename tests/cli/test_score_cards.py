@@ -316,3 +316,21 @@ def test_no_prompt_with_yes_or_without_a_terminal(photos):
     assert result.exit_code == 0, result.output
     assert PROMPT not in result.stderr
     assert counts(saved_rounds()[0])["Cleo"] == (2, 4)
+
+
+@pytest.mark.usefixtures("terminal")
+def test_a_photo_changed_before_its_review_is_drawn_again(photos, monkeypatch,
+                                                          cardtally_home: Path):
+    real_ask = score_module.ask_card_fixes
+
+    def ask_after_the_photo_changed(*args, **kwargs):
+        write_photo(photos[0], ["red"] * 12)
+        return real_ask(*args, **kwargs)
+
+    monkeypatch.setattr(score_module, "ask_card_fixes", ask_after_the_photo_changed)
+    before = Unchanged(cardtally_home)
+    result = score(photos, input="centre:11=Cleo\ny\n")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.endswith(
+        f"Error: {photos[0]} changed while the round was being scored; run score again.\n")
+    before.check()
