@@ -11,6 +11,11 @@ from .entry import resolve_player
 _FIX_RE = re.compile(r"^(?P<name>[^=]+)=(?P<what>centre|center|pile|leftover):(?P<delta>[+-]\d+)$")
 
 
+def is_fix(text: str) -> bool:
+    """Whether ``text`` has the form of a ``--fix`` correction (``NAME=centre:+N``)."""
+    return _FIX_RE.match(text.strip()) is not None
+
+
 def apply_fixes(
     center: Mapping[str, int],
     pile: Mapping[str, int],

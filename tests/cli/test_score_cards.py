@@ -264,7 +264,7 @@ def test_round_edit_card_needs_a_record(photos, cardtally_home: Path):
 
 # -- at the prompt, before saving ------------------------------------------------------------------
 
-PROMPT = "Correct cards by their numbers (e.g. centre:5=Cleo, leftover:2=Ben), or press Enter:"
+PROMPT = "Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), or press Enter:"
 
 
 @pytest.fixture
@@ -321,16 +321,31 @@ def test_no_prompt_with_yes_or_without_a_terminal(photos):
 @pytest.mark.usefixtures("terminal")
 def test_a_photo_changed_before_its_review_is_drawn_again(photos, monkeypatch,
                                                           cardtally_home: Path):
-    real_ask = score_module.ask_card_fixes
+    real_ask = score_module.ask_corrections
 
     def ask_after_the_photo_changed(*args, **kwargs):
         write_photo(photos[0], ["red"] * 12)
         return real_ask(*args, **kwargs)
 
-    monkeypatch.setattr(score_module, "ask_card_fixes", ask_after_the_photo_changed)
+    monkeypatch.setattr(score_module, "ask_corrections", ask_after_the_photo_changed)
     before = Unchanged(cardtally_home)
     result = score(photos, input="centre:11=Cleo\ny\n")
     assert result.exit_code == 1, result.output
     assert result.stderr.endswith(
         f"Error: {photos[0]} changed while the round was being scored; run score again.\n")
     before.check()
+
+
+@pytest.mark.usefixtures("terminal")
+def test_counts_can_be_corrected_at_the_prompt_too(photos):
+    # Anna has no leftover cards: -1 is refused; then a card and a count in one answer,
+    # apart by a space only
+    result = score(photos, input="Anna=pile:-1\ncentre:11=Cleo Ben=centre:+2\ny\n")
+    assert result.exit_code == 0, result.output
+    assert ("--fix 'Anna=pile:-1' would leave Anna with -1 cards; counts cannot be negative. "
+            "Nothing changed; try again, or press Enter.\n") in result.stderr  # fmt: skip
+    (saved,) = saved_rounds()
+    assert counts(saved) == {"Anna": (5, 0), "Ben": (5, 2), "Cleo": (3, 4)}
+    assert saved["evidence"]["fixes"] == ["Ben=centre:+2"]
+    assert saved["evidence"]["card_fixes"] == ["centre:11=Cleo"]
+    assert saved["evidence"]["counted_center"] == {"Anna": 5, "Ben": 3, "Cleo": 3}

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import typer
 
 from ..errors import CardtallyError
 from ..scoring.entry import resolve_player
@@ -134,33 +133,6 @@ class CardFixer:
     def texts(self) -> list[str]:
         """The corrections as typed (the round's evidence keeps them)."""
         return [fix.text for fix in self.fixes]
-
-
-CARD_PROMPT = "Correct cards by their numbers (e.g. centre:5=Cleo, leftover:2=Ben), or press Enter"
-#: Corrections typed at the prompt: apart by commas or semicolons, or by spaces before a set name
-#: (a player's name may hold spaces).
-_ANSWER_SPLIT = re.compile(r"\s*[,;]\s*|\s+(?=(?:centre|center|leftover|pile):)", re.IGNORECASE)
-
-
-def ask_card_fixes(
-    fixer: CardFixer, players: Sequence[str], photos: Mapping[str, Sequence[Path]],
-    results: Mapping[str, Sequence[PhotoCount]],
-) -> CardFixer | None:
-    """Ask for more corrections on the terminal (``score`` before saving); ``None`` when the
-    answer is empty. A correction that names no card is explained and asked for again."""
-    while True:
-        answer = typer.prompt(CARD_PROMPT, default="", show_default=False, err=True).strip()
-        if not answer:
-            return None
-        try:
-            more = CardFixer(parse_card_fixes(_ANSWER_SPLIT.split(answer), players), fixer.deck_of)
-            more.check_photos(photos)
-            for label, counted in results.items():
-                for photo in counted:
-                    more.corrected(label, photo)  # every card number exists
-            return more
-        except CardtallyError as exc:
-            typer.echo(f"{exc} Nothing changed; try again, or press Enter.", err=True)
 
 
 #: Photo sets of a saved round's evidence, by the label a ``--card`` correction uses.

@@ -8,6 +8,7 @@ meanwhile; the round's review folder is removed when the round is not saved.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,10 +21,11 @@ from ..scoring.entry import resolve_player
 from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_scores
-from ..vision.count import CountResult, check_photo_paths
+from ..vision.count import CountResult, PhotoCount, check_photo_paths
 from ..vision.decks import DeckSet, load_decks, profile_path
 from ..vision.embed import embedder_version
-from ._card_fixes import CardFixer, ask_card_fixes, parse_card_fixes
+from ._ask_corrections import ask_corrections
+from ._card_fixes import CardFixer, parse_card_fixes
 from ._game_view import (
     finished_message,
     game_json,
@@ -70,6 +72,17 @@ def check_fixes(fixes: Sequence[str], players: Sequence[str]) -> None:
     """
     big = {p: 1_000_000 for p in players}
     apply_fixes(big, big, fixes, players)
+
+
+def fixes_hold(game: Game, deck_names: Sequence[str], fixes: Sequence[str],
+               photos: Mapping[str, Sequence[PhotoCount]], more_fixes: Sequence[str]) -> None:
+    """Raise where ``fixes`` and ``more_fixes`` cannot apply to the counts of ``photos``
+    (by set label): an unknown player, a count made negative."""
+    center, leftover = (
+        counts_by_player(game, CountResult(tuple(photos[label]), tuple(deck_names)))
+        for label in (CENTRE, LEFTOVER)
+    )
+    apply_fixes(center, leftover, [*fixes, *more_fixes], game.players)
 
 
 def photo_round(
@@ -322,14 +335,16 @@ def score_command(
                     break
                 paths = {CENTRE: center_paths, LEFTOVER: leftover_paths}
                 counted = {label: result.photos for label, result in results.items()}
-                more = ask_card_fixes(card_fixer, game.players, paths, counted)
-                if more is None:
+                check = functools.partial(fixes_hold, game, decks.names, list(fixes))
+                typed = ask_corrections(card_fixer, game.players, paths, counted, check)
+                if typed is None:
                     break
                 results = {
-                    label: counter.correct_again(label, result, more.corrected)
+                    label: counter.correct_again(label, result, typed.cards.corrected)
                     for label, result in results.items()
                 }
-                card_texts += more.texts()
+                card_texts += typed.cards.texts()
+                fixes += typed.fixes
             confirm_or_fail(yes)
             evidence = photo_round_evidence(
                 game, counter, results[CENTRE], results[LEFTOVER], fixes, card_texts
