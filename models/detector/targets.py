@@ -47,20 +47,6 @@ class DetectorTargets:
         return maps
 
 
-def between_cards_map(owner_map: np.ndarray) -> np.ndarray:
-    """bool, True where a pixel and its right or lower neighbour lie on two different cards
-    (both sides marked), as ``boundary_map`` but without the table's edges."""
-    b = np.zeros(owner_map.shape, bool)
-    on_card = owner_map >= 0
-    dx = (owner_map[:, 1:] != owner_map[:, :-1]) & on_card[:, 1:] & on_card[:, :-1]
-    dy = (owner_map[1:, :] != owner_map[:-1, :]) & on_card[1:, :] & on_card[:-1, :]
-    b[:, 1:] |= dx
-    b[:, :-1] |= dx
-    b[1:, :] |= dy
-    b[:-1, :] |= dy
-    return b
-
-
 def visible_part_centre(mask: np.ndarray) -> tuple[float, float, float]:
     """A well-defined point inside a visible part, and its half-width in pixels.
 
@@ -154,6 +140,6 @@ def detector_targets(
         orient=orient,
         log_size=log_size,
         centres_xy=np.array(centres, np.float32).reshape(-1, 2),
-        edge_between=(any_at_stride(between_cards_map(owner_map), stride).astype(np.float32)
+        edge_between=(any_at_stride(boundary_map(owner_map, cards_only=True), stride).astype(np.float32)
                       if between_edges else None),
     )

@@ -20,11 +20,16 @@ def sample_at_stride(owner: np.ndarray, stride: int) -> np.ndarray:
     return owner[o: o + oh * stride: stride, o: o + ow * stride: stride]
 
 
-def boundary_map(owner: np.ndarray) -> np.ndarray:
-    """bool, True where a pixel's owner differs from its right or lower neighbour (both sides)."""
+def boundary_map(owner: np.ndarray, cards_only: bool = False) -> np.ndarray:
+    """bool, True where a pixel's owner differs from its right or lower neighbour (both sides);
+    with ``cards_only``, only where both are cards (no card's edge against the table)."""
     b = np.zeros(owner.shape, bool)
     dx = owner[:, 1:] != owner[:, :-1]
     dy = owner[1:, :] != owner[:-1, :]
+    if cards_only:
+        on_card = owner >= 0
+        dx &= on_card[:, 1:] & on_card[:, :-1]
+        dy &= on_card[1:, :] & on_card[:-1, :]
     b[:, 1:] |= dx
     b[:, :-1] |= dx
     b[1:, :] |= dy
