@@ -115,7 +115,9 @@ def demo(
         f"The counts {verdict} the rendered ground truth {expected['centre']} (centre), "
         f"{expected['leftover']} (leftover).\n"
         f"Review images: {folder / 'reviews'}\n"
-        f"Look at the demo game with: {HOME_ENV}='{folder}' cardtally game show",
+        f"Look at the demo game with: {HOME_ENV}='{folder}' cardtally game show\n"
+        f"Give a card of the review image to a player with: {HOME_ENV}='{folder}' cardtally "
+        "round edit 1 --card centre:N=PLAYER",
         err=True,
     )
 
