@@ -27,6 +27,9 @@ from .decks import DeckSet
 from .detections import FACE_UP, UNKNOWN, CardIdentities
 from .embed import Embeddings
 
+#: The confidence of a card the consensus turns UNKNOWN: it did pass its deck's threshold alone.
+DEMOTED_CONFIDENCE = 0.5
+
 
 @dataclass(frozen=True)
 class ConsensusSettings:
@@ -116,7 +119,7 @@ def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: Card
                 and len(unknown) >= max(2.0, settings.doubtful_unknown_ratio * votes[deck]):
             demoted = members[deck_index[members] == deck]
             deck_index[demoted] = UNKNOWN
-            confidence[demoted] = 0.5
+            confidence[demoted] = DEMOTED_CONFIDENCE
             continue
         if strength < settings.min_vote_strength:
             continue
@@ -153,4 +156,4 @@ def _demote_weaker_twins(deck_index: np.ndarray, confidence: np.ndarray, backs: 
         for median, cards in groups:
             if median < strongest - settings.lookalike_gap:
                 deck_index[cards] = UNKNOWN
-                confidence[cards] = 0.5
+                confidence[cards] = DEMOTED_CONFIDENCE

@@ -112,25 +112,28 @@ def count_photo(path: Path, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
 
     The file is read once: the SHA-256 recorded is that of the very bytes that were counted.
     """
-    return _count_loaded(_load(path), decks)
+    return _count_loaded(load_photo(path), decks)
 
 
 @dataclass(frozen=True)
-class _LoadedPhoto:
+class LoadedPhoto:
+    """A photo decoded, with the SHA-256 of the very bytes decoded and the time it took."""
+
     image: LoadedImage
     sha256: str
     decode_s: float
 
 
-def _load(path: Path) -> _LoadedPhoto:
+def load_photo(path: Path) -> LoadedPhoto:
+    """Read, decode and hash one photo file (its bytes are read once)."""
     started = time.perf_counter()
     data = read_photo_bytes(path)
     image = decode_image(data, path)
     sha256 = hashlib.sha256(data).hexdigest()
-    return _LoadedPhoto(image, sha256, time.perf_counter() - started)
+    return LoadedPhoto(image, sha256, time.perf_counter() - started)
 
 
-def _count_loaded(loaded: _LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
+def _count_loaded(loaded: LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
     image = loaded.image
     started = time.perf_counter()
     detections = detect_cards(image.bgr)
@@ -173,10 +176,10 @@ def count_photos(
     # The next photo is read, hashed and decoded (both release the GIL) while this one is
     # counted; its bytes are dropped as soon as they are hashed and decoded.
     with ThreadPoolExecutor(max_workers=1) as reader:
-        pending = reader.submit(_load, Path(paths[0])) if paths else None
+        pending = reader.submit(load_photo, Path(paths[0])) if paths else None
         for k in range(len(paths)):
             loaded = pending.result()
-            pending = reader.submit(_load, Path(paths[k + 1])) if k + 1 < len(paths) else None
+            pending = reader.submit(load_photo, Path(paths[k + 1])) if k + 1 < len(paths) else None
             photo, image_bgr = _count_loaded(loaded, decks)
             if on_photo is not None:
                 on_photo(photo, image_bgr)

@@ -27,6 +27,7 @@ from ..scoring.rounds import RoundEntry
 from ..vision.count import PhotoCount
 from ..vision.detections import CardIdentities
 from ..vision.label_layout import card_numbers
+from ._review import EVIDENCE_KEYS
 
 #: The photo set a correction names, as typed -> the set's label in messages and evidence.
 SET_LABELS = {"centre": "centre", "center": "centre", "leftover": "leftover", "pile": "leftover"}
@@ -133,10 +134,6 @@ class CardFixer:
     def texts(self) -> list[str]:
         """The corrections as typed (the round's evidence keeps them)."""
         return [fix.text for fix in self.fixes]
-
-
-#: Photo sets of a saved round's evidence, by the label a ``--card`` correction uses.
-EVIDENCE_KEYS = {"centre": "center", "leftover": "leftover"}
 
 
 def edit_saved_cards(

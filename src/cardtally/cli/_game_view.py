@@ -40,6 +40,16 @@ def open_for_reading() -> Ledger | None:
     return Ledger.open(ledger_path(), create=False)
 
 
+def read_game(game_id: int | None) -> tuple[Game, int | None]:
+    """A game (default: the current one) and the current game's ID, without changing the
+    ledger; a clear error when there is no ledger yet."""
+    ledger = open_for_reading()
+    if ledger is None:
+        raise CardtallyError(f"No game yet. Start one with: {NEW_GAME_HINT}")
+    with ledger:
+        return ledger.game(game_id), ledger.current_game_id()
+
+
 def print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 

@@ -20,13 +20,15 @@ import typer
 from ..errors import CardtallyError
 from ..home import data_home
 from ..scoring.ledger import Game
-from ..vision.count import CountResult, PhotoCount, count_photos
+from ..vision.count import CountResult, PhotoCount, count_photos, load_photo
 from ..vision.decks import DeckSet
 from ..vision.detections import UNKNOWN
 from ..vision.label_layout import card_numbers
-from ..vision.load import decode_image, read_photo_bytes
 
 REVIEWS_DIRNAME = "reviews"
+#: A round's two photo sets, by label (messages, review file names), and their keys in its
+#: saved evidence.
+EVIDENCE_KEYS = {"centre": "center", "leftover": "leftover"}
 #: Cards identified with less confidence than this are listed for the user to check.
 LOW_CONFIDENCE = 0.6
 
@@ -159,12 +161,12 @@ class ReviewCounter:
 
 def _decoded_again(photo: PhotoCount) -> np.ndarray:
     """The photo decoded again as it was counted; a clear error if its file changed since."""
-    data = read_photo_bytes(photo.path)
-    if hashlib.sha256(data).hexdigest() != photo.sha256:
+    loaded = load_photo(photo.path)
+    if loaded.sha256 != photo.sha256:
         raise CardtallyError(
             f"{photo.path} changed while the round was being scored; run score again."
         )
-    return decode_image(data, photo.path).bgr
+    return loaded.image.bgr
 
 
 def counts_by_player(game: Game, result: CountResult) -> dict[str, int]:
@@ -187,8 +189,8 @@ def photo_round_evidence(
     """
     return {
         "source": "photos",
-        "center": counter.evidence(center),
-        "leftover": counter.evidence(leftover),
+        EVIDENCE_KEYS["centre"]: counter.evidence(center),
+        EVIDENCE_KEYS["leftover"]: counter.evidence(leftover),
         "fixes": list(fixes),
         "card_fixes": list(card_fixes),
         "counted_center": counts_by_player(game, center),

@@ -11,14 +11,12 @@ from typing import Any
 
 from ..scoring.ledger import Game
 from ._game_view import render_round
-
-#: Evidence keys of the two photo sets, and their labels.
-PHOTO_SETS = (("center", "centre"), ("leftover", "leftover"))
+from ._review import EVIDENCE_KEYS
 
 
 def _photo_lines(evidence: dict[str, Any]) -> list[str]:
     lines = []
-    for key, label in PHOTO_SETS:
+    for label, key in EVIDENCE_KEYS.items():
         photos = evidence.get(key)
         for photo in photos if isinstance(photos, list) else []:
             if not isinstance(photo, dict):

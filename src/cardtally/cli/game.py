@@ -18,6 +18,7 @@ from ._game_view import (
     open_for_reading,
     open_for_writing,
     print_json,
+    read_game,
     render_game,
     rules_summary,
     table,
@@ -157,12 +158,7 @@ def _brief_json(game: Game, current: int | None) -> dict[str, object]:
 def _load(game_id: int | None, game_option: int | None) -> tuple[Game, int | None]:
     if game_id is not None and game_option is not None and game_id != game_option:
         raise CardtallyError(f"Two different games given: {game_id} and --game {game_option}.")
-    chosen = game_id if game_id is not None else game_option
-    ledger = open_for_reading()
-    if ledger is None:
-        raise CardtallyError(f"No game yet. Start one with: {NEW_GAME_HINT}")
-    with ledger:
-        return ledger.game(chosen), ledger.current_game_id()
+    return read_game(game_id if game_id is not None else game_option)
 
 
 @game_app.command("show")

@@ -9,7 +9,7 @@ import typer
 
 from ..errors import CardtallyError
 from ..scoring.entry import build_round
-from ..scoring.ledger import NEW_GAME_HINT, Game, Ledger
+from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import physical_warnings
 from ._card_fixes import edit_saved_cards, moved, parse_card_fixes
 from ._game_view import (
@@ -17,8 +17,8 @@ from ._game_view import (
     finished_message,
     game_json,
     open_for_changes,
-    open_for_reading,
     print_json,
+    read_game,
     render_round,
     render_standings,
     result_line,
@@ -182,12 +182,8 @@ def show(
 ) -> None:
     """Show one round: counts, points, warnings, and for a round scored from photos its
     photos, review images and corrections."""
-    ledger = open_for_reading()
-    if ledger is None:
-        raise CardtallyError(f"No game yet. Start one with: {NEW_GAME_HINT}")
-    with ledger:
-        game = ledger.game(game_id)
-        game.round(number)  # exists?
+    game, _ = read_game(game_id)
+    game.round(number)  # exists?
     if json_out:
         print_json({"game": game.id, "round": round_json(game, number)})
     else:
