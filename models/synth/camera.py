@@ -119,14 +119,17 @@ def make_camera(
     fill: float | None = None,
     px_per_mm: float | None = None,
     distortion: float = 0.04,
+    hfov_deg: tuple[float, float] = (55.0, 75.0),
 ) -> Camera:
     """A random camera that looks at the layout ``bbox_mm`` (x0, y0, x1, y1).
 
     ``fill``: fraction of the image the layout spans (random by default, > 1 crops it).
     ``px_per_mm``: fixed scale at the image centre instead (used for fixed card sizes).
+    ``hfov_deg``: the horizontal field of view's range; phones and webcams by default, a few
+    degrees for an image that stands for a crop of a large photo.
     """
     w, h = image_wh
-    hfov = math.radians(rng.uniform(55, 75))  # phones and webcams
+    hfov = math.radians(rng.uniform(*hfov_deg))
     f = (max(w, h) / 2) / math.tan(hfov / 2)
     tilt = math.radians(rng.uniform(*tilt_deg))
     centre = np.array([(bbox_mm[0] + bbox_mm[2]) / 2, (bbox_mm[1] + bbox_mm[3]) / 2])

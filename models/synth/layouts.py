@@ -12,7 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PRESETS: tuple[str, ...] = ("mixed", "spread", "rows", "fan", "pile")
+PRESETS: tuple[str, ...] = ("mixed", "spread", "rows", "fan", "pile", "sorted")
+#: A sorted photo: each player's cards pushed into one shingled row, one row per player.
+SORTED_ROWS = (2, 6)
+SORTED_ROW_CARDS = (3, 40)
 GROUP_KINDS: tuple[str, ...] = ("spread", "rows", "fan", "pile")
 
 
@@ -64,15 +67,16 @@ def _spread(rng, n, card_wh_mm, **_):
     return out
 
 
-def _rows(rng, n, card_wh_mm, row_offset_frac=(0.15, 0.6), **_):
-    """Shingled rows: each card offset 15-60 % along one side, rows slightly curved."""
+def _rows(rng, n, card_wh_mm, row_offset_frac=(0.15, 0.6), one_row=False, **_):
+    """Shingled rows: each card offset 15-60 % along one side, rows slightly curved; with
+    ``one_row`` all ``n`` cards lie in one row (a player's sorted cards)."""
     w, h = card_wh_mm
     out = []
     left = n
     y0 = 0.0
     per_row = int(rng.integers(3, 16))
     while left > 0:
-        k = min(left, max(1, per_row + int(rng.integers(-2, 3))))
+        k = n if one_row else min(left, max(1, per_row + int(rng.integers(-2, 3))))
         frac = rng.uniform(*row_offset_frac)
         along_width = rng.random() < 0.6  # offset along the card's short side (classic row)
         step = frac * (w if along_width else h)
@@ -152,7 +156,12 @@ def make_layout(
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; expected one of {PRESETS}")
     groups: list[tuple[str, int]] = []
-    if preset == "mixed":
+    if preset == "sorted":
+        # ``n_cards`` is ignored: a sorted photo's size is its rows'
+        n_rows = int(rng.integers(SORTED_ROWS[0], SORTED_ROWS[1] + 1))
+        groups = [("rows", int(rng.integers(SORTED_ROW_CARDS[0], SORTED_ROW_CARDS[1] + 1)))
+                  for _ in range(n_rows)]
+    elif preset == "mixed":
         left = n_cards
         while left > 0:
             kind = str(rng.choice(GROUP_KINDS, p=[0.2, 0.35, 0.15, 0.3]))
@@ -163,7 +172,8 @@ def make_layout(
         groups.append((preset, n_cards))
     placed: list[tuple[str, int, list]] = []
     for gi, (kind, k) in enumerate(groups):
-        poses = _GROUP_FN[kind](rng, k, card_wh_mm, row_offset_frac=row_offset_frac)
+        poses = _GROUP_FN[kind](rng, k, card_wh_mm, row_offset_frac=row_offset_frac,
+                                one_row=preset == "sorted")
         placed.append((kind, gi, poses))
     # shelf-pack the groups' bounding boxes, in random order, with random gaps
     order = rng.permutation(len(placed))

@@ -46,7 +46,7 @@ IMAGE_SIZES_WH: tuple[tuple[int, int], ...] = (
 class SceneOptions:
     """What to render; ranges are (low, high) drawn uniformly per scene unless noted."""
 
-    preset: str = "mixed"  # mixed | spread | rows | fan | pile
+    preset: str = "mixed"  # mixed | spread | rows | fan | pile | sorted (one deck a row)
     n_decks: int = 4
     families: bool = False  # decks share one design and differ by a symbol (a Ligretto box)
     n_cards: tuple[int, int] = (3, 150)  # drawn log-uniformly, before visibility filtering
@@ -56,6 +56,8 @@ class SceneOptions:
     designs: list[np.ndarray] | None = None  # use these deck designs instead of random ones
     deck_names: list[str] | None = None  # names for ``designs``
     camera_tilt_deg: tuple[float, float] = (0.0, 35.0)
+    #: the camera's horizontal field of view; narrow for renders that stand for crops
+    camera_hfov_deg: tuple[float, float] = (55.0, 75.0)
     jpeg_quality: tuple[int, int] = (50, 95)
     card_px: tuple[float, float] | None = None  # card height in px: fixed scale, cropped view
     row_offset_frac: tuple[float, float] = (0.15, 0.6)  # shingle offset, fraction of card side
@@ -150,10 +152,16 @@ def _random_image_wh(rng) -> tuple[int, int]:
     return (h, w) if rng.random() < 0.25 else (w, h)
 
 
-def _assign_decks(rng, layout, n_decks: int, face_up_fraction: float):
-    """Ligretto rows belong to one player, centre piles mix everyone's cards."""
+def _assign_decks(rng, layout, n_decks: int, face_up_fraction: float, sorted_rows: bool = False):
+    """Ligretto rows belong to one player, centre piles mix everyone's cards; in a sorted photo
+    every row is one player's deck, a deck a row while there are decks enough."""
     n = len(layout.poses)
     deck = np.empty(n, np.int64)
+    if sorted_rows:
+        row_deck = rng.permutation(max(n_decks, int(layout.group_id.max()) + 1)) % n_decks
+        deck[:] = row_deck[layout.group_id]
+        face_up = rng.random(n) < face_up_fraction
+        return deck, face_up
     for g in np.unique(layout.group_id):
         sel = np.nonzero(layout.group_id == g)[0]
         if rng.random() < 0.5:
@@ -223,13 +231,14 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
         px_per_mm = rng.uniform(*options.card_px) / card_wh_mm[1]
     camera = make_camera(rng, image_wh, _layout_bbox(layout.poses, card_wh_mm),
                          options.camera_tilt_deg, px_per_mm=px_per_mm,
-                         distortion=options.lens_distortion)
+                         distortion=options.lens_distortion, hfov_deg=options.camera_hfov_deg)
     mm_px = camera.params["px_per_mm"]
     card_h_px = card_wh_mm[1] * mm_px
     # small on-screen cards do not need full-size designs (4x cheaper to draw)
     design_wh = CARD_WH if card_h_px > 0.8 * CARD_WH[1] else (CARD_WH[0] // 2, CARD_WH[1] // 2)
     designs, names = make_decks(rng, options, design_wh)
-    deck_of, face_up = _assign_decks(rng, layout, len(designs), options.face_up_fraction)
+    deck_of, face_up = _assign_decks(rng, layout, len(designs), options.face_up_fraction,
+                                     sorted_rows=options.preset == "sorted")
     if options.card_decks is not None:
         deck_of = np.asarray(options.card_decks, np.int64)
 
@@ -291,6 +300,8 @@ def render_scene(seed: int, options: SceneOptions = SceneOptions()) -> Scene:  #
     params = {
         "seed": int(seed), "image_wh": list(image_wh), "preset": options.preset,
         "families": options.families, "n_cards_placed": len(layout.poses),
+        # by card_id: which group (row, fan, pile, spread) each placed card belongs to
+        "group_of_card": [int(g) for g in layout.group_id], "group_kind": list(layout.group_kind),
         "n_cards_visible": len(cards), "card_wh_mm": [float(v) for v in card_wh_mm],
         "corner_mm": float(corner_mm), "design_wh": list(design_wh), "camera": camera.params,
         "table": table_params, "lighting": light_params, "jpeg_quality": quality,

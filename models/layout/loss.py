@@ -1,0 +1,47 @@
+"""The layout network's training loss: one term per head, each over the cells where it means
+something (edge direction on edges, offsets and size on cards with a plausible quad)."""
+
+from __future__ import annotations
+
+import torch
+from torch.nn import functional as F
+
+#: Edges are ~5-10% of cells; their loss is weighted up so that a thin edge is worth learning.
+EDGE_POS_WEIGHT = 4.0
+LOSS_WEIGHTS = {"foreground": 1.0, "edge": 2.0, "orient": 0.5, "corner": 1.0, "offset": 1.0,
+                "size": 0.5}
+
+
+def corner_focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss on a Gaussian heatmap, per positive peak."""
+    prob = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = target >= 0.99
+    pos_loss = -(torch.log(prob) * (1 - prob) ** 2)[pos].sum()
+    neg_loss = -(torch.log(1 - prob) * prob ** 2 * (1 - target) ** 4)[~pos].sum()
+    return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
+
+
+def layout_loss(output: torch.Tensor, batch: dict[str, torch.Tensor]
+                ) -> tuple[torch.Tensor, dict[str, float]]:
+    """Weighted sum of the head losses, and each term's value for the log."""
+    fg_t, edge_t = batch["foreground"], batch["edge"]
+    on_card = batch["quad_ok"] > 0
+    on_edge = edge_t > 0
+    terms: dict[str, torch.Tensor] = {}
+    terms["foreground"] = F.binary_cross_entropy_with_logits(output[:, 0], fg_t)
+    terms["edge"] = F.binary_cross_entropy_with_logits(
+        output[:, 1], edge_t, pos_weight=torch.tensor(EDGE_POS_WEIGHT))
+    terms["corner"] = corner_focal_loss(output[:, 2], batch["corner"])
+    orient = output[:, 3:5].permute(0, 2, 3, 1)[on_edge]
+    orient_t = batch["edge_orient"].permute(0, 2, 3, 1)[on_edge]
+    terms["orient"] = (F.l1_loss(orient, orient_t) if len(orient)
+                       else output.sum() * 0.0)
+    offset = output[:, 5:7].permute(0, 2, 3, 1)[on_card]
+    offset_t = batch["offset"].permute(0, 2, 3, 1)[on_card]
+    terms["offset"] = (F.smooth_l1_loss(offset, offset_t, beta=0.1) if len(offset)
+                       else output.sum() * 0.0)
+    size = output[:, 7][on_card]
+    terms["size"] = (F.smooth_l1_loss(size, batch["log_size"][on_card], beta=0.1) if len(size)
+                     else output.sum() * 0.0)
+    total = sum(LOSS_WEIGHTS[k] * v for k, v in terms.items())
+    return total, {k: float(v.detach()) for k, v in terms.items()}
