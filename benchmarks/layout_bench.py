@@ -10,6 +10,9 @@ procedural designs, one Ligretto-like family, or real back designs of the sets i
 card's long side is ``--card-px`` pixels: read from the truth (``oracle scale``) and from the
 network's own size reading on a first pass (``own scale``).
 
+``--oracle-maps`` replaces the network by a perfect one (maps from the renderer's labels): what
+the decoding loses by itself.
+
 Figures per scene kind:
 - edge AUC: the edge head's response on true card boundaries against cells inside a card that
   carry strong printed gradients (>= 2 cells from any boundary); ``between`` uses only the
@@ -22,6 +25,7 @@ Figures per scene kind:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from collections import defaultdict
@@ -31,6 +35,7 @@ import cv2
 import numpy as np
 
 from cardtally.models.layout.data import back_design_paths
+from cardtally.models.layout.targets import oracle_maps
 from cardtally.models.synth.designs import load_design
 from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
 from cardtally.vision.layout.cards import CARD_ASPECT, card_long_cells, read_cards
@@ -71,15 +76,16 @@ def true_card_long_px(scene: Scene) -> float:
     return float(np.median(sides.max(axis=1)))
 
 
-def scaled_scene_maps(scene: Scene, scale: float) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """The photo and its owner map at ``scale``, and the card quads scaled with them."""
+def scaled_scene(scene: Scene, scale: float) -> Scene:
+    """The scene as a photo resized by ``scale``: image, owner map and card quads."""
     h, w = scene.image.shape[:2]
     size = (max(32, round(w * scale)), max(32, round(h * scale)))
     image = cv2.resize(scene.image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     owner = cv2.resize(scene.owner_map.astype(np.int32), size, interpolation=cv2.INTER_NEAREST)
     sx, sy = size[0] / w, size[1] / h
-    quads = [np.asarray(c.quad_xy, np.float64) * (sx, sy) for c in scene.cards]
-    return image, owner, quads
+    cards = tuple(dataclasses.replace(c, quad_xy=(np.asarray(c.quad_xy) * (sx, sy)).astype(np.float32))
+                  for c in scene.cards)
+    return dataclasses.replace(scene, image=image, owner_map=owner, cards=cards)
 
 
 def auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -132,21 +138,25 @@ def match_centres(found_xy: np.ndarray, true_xy: np.ndarray, tolerance_px: float
     return len(used_f)
 
 
-def run_scene(network: LayoutNetwork, scene: Scene, card_px: float) -> dict:
-    """All figures of one scene."""
+def run_scene(network: LayoutNetwork | None, scene: Scene, card_px: float) -> dict:
+    """All figures of one scene; with no network, a perfect network's maps (the decoder's
+    ceiling)."""
+    read = network.read if network else None
     true_long = true_card_long_px(scene)
     survey_scale = SURVEY_LONG_PX / max(scene.image.shape[:2])
-    survey = network.read(scaled_scene_maps(scene, survey_scale)[0])
+    survey_scene = scaled_scene(scene, survey_scale)
+    survey = read(survey_scene.image) if read else oracle_maps(survey_scene)
     survey_long = card_long_cells(survey) * LAYOUT_STRIDE / survey_scale
     out: dict = {"n_true": len(scene.cards), "size_ratio": survey_long / true_long}
     for name, long_px in (("oracle", true_long), ("own", survey_long)):
         scale = card_px / long_px if long_px > 0 else survey_scale
-        image, owner, quads = scaled_scene_maps(scene, scale)
+        scaled = scaled_scene(scene, scale)
+        image, owner = scaled.image, scaled.owner_map
         t0 = time.perf_counter()
-        maps = network.read(image)
+        maps = read(image) if read else oracle_maps(scaled)
         cards = read_cards(maps)
         seconds = time.perf_counter() - t0
-        true_xy = np.array([q.mean(axis=0) for q in quads]).reshape(-1, 2)
+        true_xy = np.array([np.asarray(c.quad_xy).mean(axis=0) for c in scaled.cards]).reshape(-1, 2)
         short_px = card_px / CARD_ASPECT
         matched = match_centres(cards.centre_xy, true_xy, 0.3 * short_px)
         out[name] = {"n_found": len(cards), "matched": matched, "seconds": seconds,
@@ -194,9 +204,12 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--card-px", type=float, default=140.0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--oracle-maps", action="store_true",
+                        help="a perfect network's maps instead of the model: the decoder's ceiling")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    network = LayoutNetwork(model_session(args.model.read_bytes(), args.model.name, args.threads))
+    network = None if args.oracle_maps else LayoutNetwork(
+        model_session(args.model.read_bytes(), args.model.name, args.threads))
     rows = []
     for index in range(args.first, args.first + args.scenes):
         scene, kind = test_scene(index)

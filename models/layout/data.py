@@ -97,5 +97,6 @@ def render_sample(seed: int, crop_px: int = 256) -> LayoutSample:
         targets = {k: v[..., ::-1] for k, v in targets.items()}
         targets["edge_orient"] = targets["edge_orient"] * np.array([1, -1], np.float32)[:, None, None]
         targets["offset"] = targets["offset"] * np.array([-1, 1], np.float32)[:, None, None]
+        targets["card_orient"] = targets["card_orient"] * np.array([1, -1], np.float32)[:, None, None]
     return LayoutSample(np.ascontiguousarray(image),
                         {k: np.ascontiguousarray(v) for k, v in targets.items()})

@@ -3,7 +3,7 @@
     python -m cardtally.models.layout.export runs/layout/a/last.pt models/card_layout.onnx
 
 The exported graph takes float32 BGR in [0, 255], (N, 3, H, W) with H and W multiples of 32,
-and returns the (N, 8, H/4, W/4) head maps (``net.HEAD_CHANNELS``); N, H and W are dynamic.
+and returns the (N, 10, H/4, W/4) head maps (``net.HEAD_CHANNELS``); N, H and W are dynamic.
 """
 
 from __future__ import annotations

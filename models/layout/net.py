@@ -1,7 +1,7 @@
 """The layout network: the pretrained PP-OCR trunk and small heads at stride 4.
 
 Input: float32 BGR images in [0, 255], shape (N, 3, H, W) with H and W multiples of 32; the
-network normalises them itself, so callers never repeat PP-OCR's statistics. Output (N, 8, H/4,
+network normalises them itself, so callers never repeat PP-OCR's statistics. Output (N, 10, H/4,
 W/4), channels in :data:`HEAD_CHANNELS` order; the probability maps are logits.
 """
 
@@ -16,9 +16,10 @@ from .trunk import NECK_CHANNELS, PPOCR_MEAN_BGR, PPOCR_STD_BGR, OnnxTrunk, ppoc
 
 #: Output channels, in order: foreground, physical edge and exposed-corner logits; the edge's
 #: direction as (cos 2a, sin 2a); the offset to the card's centre (dx, dy) in cells divided by
-#: ``targets.OFFSET_SCALE``; log2 of the card's long side in cells.
+#: ``targets.OFFSET_SCALE``; log2 of the card's long side in cells; the card's long-axis
+#: direction as (cos 2a, sin 2a).
 HEAD_CHANNELS = ("foreground", "edge", "corner", "orient_cos", "orient_sin", "offset_x",
-                 "offset_y", "log_size")
+                 "offset_y", "log_size", "card_cos", "card_sin")
 #: The neck's features are large (std ~6, max ~60): scaled down before the new heads.
 NECK_SCALE = 1.0 / 8.0
 HEAD_WIDTH = 64

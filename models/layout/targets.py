@@ -34,13 +34,16 @@ class LayoutTargets:
     log_size: np.ndarray  # (h, w) log2 of the owning card's long side in cells (0 off cards)
     #: (h, w) 0/1: foreground cells whose card has a plausible quad (offset and size valid)
     quad_ok: np.ndarray
+    #: (2, h, w) cos, sin of twice the owning card's long-axis direction (0 off cards): cards of
+    #: a fan share nearly one centre and differ by their turn
+    card_orient: np.ndarray
 
     def as_dict(self) -> dict[str, np.ndarray]:
         """The maps by name, as the training batches carry them."""
         return {
             "foreground": self.foreground, "edge": self.edge, "edge_orient": self.edge_orient,
             "corner": self.corner, "offset": self.offset, "log_size": self.log_size,
-            "quad_ok": self.quad_ok,
+            "quad_ok": self.quad_ok, "card_orient": self.card_orient,
         }
 
 
@@ -70,9 +73,10 @@ def layout_targets(scene: Scene, stride: int = LAYOUT_STRIDE) -> LayoutTargets:
     offset = np.zeros((2, h, w), np.float32)
     log_size = np.zeros((h, w), np.float32)
     quad_ok = np.zeros((h, w), np.float32)
+    card_orient = np.zeros((2, h, w), np.float32)
     if n == 0:
         return LayoutTargets(foreground, edge_mask.astype(np.float32), edge_orient, corner,
-                             offset, log_size, quad_ok)
+                             offset, log_size, quad_ok, card_orient)
     quads = np.stack([c.quad_xy for c in scene.cards]).astype(np.float64) / stride  # cells
     centres = quads.mean(axis=1)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
@@ -88,11 +92,17 @@ def layout_targets(scene: Scene, stride: int = LAYOUT_STRIDE) -> LayoutTargets:
     plausible = ((np.maximum(sides[:, 0], sides[:, 2]) <= 1.5 * np.minimum(sides[:, 0], sides[:, 2]))
                  & (np.maximum(sides[:, 1], sides[:, 3]) <= 1.5 * np.minimum(sides[:, 1], sides[:, 3])))
     quad_ok[on] = plausible[k]
+    along = np.where((sides[:, 0] + sides[:, 2] >= sides[:, 1] + sides[:, 3])[:, None],
+                     (quads[:, 1] - quads[:, 0] + quads[:, 2] - quads[:, 3]) / 2,
+                     (quads[:, 2] - quads[:, 1] + quads[:, 3] - quads[:, 0]) / 2)
+    long_axis = np.arctan2(along[:, 1], along[:, 0])
+    card_orient[0][on] = np.cos(2 * long_axis)[k]
+    card_orient[1][on] = np.sin(2 * long_axis)[k]
 
     _edge_orientation(edge_mask, cell_owner, cell_xy, quads, edge_orient)
     _exposed_corners(owner, scene.cards, stride, corner)
     return LayoutTargets(foreground, edge_mask.astype(np.float32), edge_orient, corner, offset,
-                         log_size, quad_ok)
+                         log_size, quad_ok, card_orient)
 
 
 def _edge_orientation(edge_mask, cell_owner, cell_xy, quads, out) -> None:
@@ -153,4 +163,5 @@ def oracle_maps(scene: Scene) -> LayoutMaps:
     height, width = scene.owner_map.shape
     return LayoutMaps(foreground=t.foreground, edge=t.edge, corner=t.corner,
                       edge_orient=t.edge_orient, offset_xy=t.offset * OFFSET_SCALE,
-                      card_long_cells=np.exp2(t.log_size), image_wh=(width, height))
+                      card_long_cells=np.exp2(t.log_size), card_orient=t.card_orient,
+                      image_wh=(width, height))

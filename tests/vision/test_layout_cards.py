@@ -44,5 +44,6 @@ def test_a_table_without_cards_has_none():
     maps = LayoutMaps(foreground=zeros + 0.1, edge=zeros, corner=zeros,
                       edge_orient=np.zeros((2, h, w), np.float32),
                       offset_xy=np.zeros((2, h, w), np.float32), card_long_cells=zeros + 30,
+                      card_orient=np.zeros((2, h, w), np.float32),
                       image_wh=(4 * w, 4 * h))
     assert len(read_cards(maps)) == 0

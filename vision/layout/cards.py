@@ -1,10 +1,10 @@
 """Cards from the layout network's maps: centre votes, one card size for the photo, rectangles.
 
-Every foreground cell votes for its card's centre (the network's offset head). A card is a peak
-of vote mass, however many visible pieces voted for it; a cell belongs to the card whose peak
-its vote lands nearest. All cards of a photo share one size (the congruence prior): the size is
+Every foreground cell votes for its card's centre (the network's offset head) and turn (its
+card-direction head). A card is a peak of vote mass, however many visible pieces voted for it;
+a cell belongs to the card whose peak its vote lands nearest. All cards of a photo share one size (the congruence prior): the size is
 read once from the size head over the whole foreground, never from the size of blobs, and each
-card becomes a card-size rectangle at its peak, turned as the edges around it run.
+card becomes a card-size rectangle at its peak, turned as its cells say.
 """
 
 from __future__ import annotations
@@ -29,6 +29,13 @@ MIN_PEAK_SEPARATION_CELLS = 1.5
 MASS_RADIUS_CELLS = 1
 #: Votes are smoothed with this Gaussian (cells) before peaks are looked for.
 PEAK_SIGMA_CELLS = 0.8
+#: Card turns (mod 180 degrees) are binned this finely: 4 degrees, below a fan's 6-18 degree
+#: step between cards.
+TURN_BINS = 45
+#: Peaks within this many turn bins (and MIN_PEAK_SEPARATION_CELLS) are one card.
+SAME_TURN_BINS = 1
+#: A cell goes to a peak within this many turn bins of its own turn.
+ASSIGN_TURN_BINS = 2
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,11 @@ def card_long_cells(maps: LayoutMaps) -> float:
 
 
 def read_cards(maps: LayoutMaps, long_cells: float | None = None) -> LayoutCards:
-    """The cards in ``maps``; ``long_cells`` overrides the card size read from the maps."""
+    """The cards in ``maps``; ``long_cells`` overrides the card size read from the maps.
+
+    Votes go into (turn, y, x) bins: the cards of a fan share nearly one centre and differ by
+    their turn, the cards of a shingled row share their turn and lie apart.
+    """
     stride = maps.stride
     h, w = maps.foreground.shape
     long_cells = card_long_cells(maps) if long_cells is None else long_cells
@@ -86,42 +97,98 @@ def read_cards(maps: LayoutMaps, long_cells: float | None = None) -> LayoutCards
     vote_x = xs + 0.5 + maps.offset_xy[0, ys, xs]
     vote_y = ys + 0.5 + maps.offset_xy[1, ys, xs]
     weight = maps.foreground[ys, xs]
+    turn = (0.5 * np.arctan2(maps.card_orient[1, ys, xs], maps.card_orient[0, ys, xs])) % np.pi
+    turn_bin = (turn / np.pi * TURN_BINS).astype(int) % TURN_BINS
     # the vote map reaches half a card beyond the image: a card cut by the image's edge has
     # its centre outside
     pad = int(np.ceil(0.5 * long_cells)) + 1
     vh, vw = h + 2 * pad, w + 2 * pad
-    votes = np.zeros((vh, vw), np.float32)
     vx, vy = np.floor(vote_x).astype(int) + pad, np.floor(vote_y).astype(int) + pad
     inside = (vx >= 0) & (vx < vw) & (vy >= 0) & (vy < vh)
-    np.add.at(votes, (vy[inside], vx[inside]), weight[inside])
+    used_bins = np.unique(turn_bin[inside])
+    votes = np.zeros((TURN_BINS, vh, vw), np.float32)
+    np.add.at(votes, (turn_bin[inside], vy[inside], vx[inside]), weight[inside])
     k = 2 * MASS_RADIUS_CELLS + 1
-    mass = cv2.boxFilter(votes, -1, (k, k), normalize=False, borderType=cv2.BORDER_CONSTANT)
-    # peaks are found on a smooth map (a box sum has flat tops), their mass read from the box sum
-    smooth = cv2.GaussianBlur(votes, (0, 0), PEAK_SIGMA_CELLS, borderType=cv2.BORDER_CONSTANT)
+    box = np.zeros_like(votes)
+    smooth = np.zeros_like(votes)
+    for b in used_bins:
+        box[b] = cv2.boxFilter(votes[b], -1, (k, k), normalize=False,
+                               borderType=cv2.BORDER_CONSTANT)
+        # peaks are found on a smooth map (a box sum has flat tops), their mass read from the
+        # box sums of the bin and its two neighbours
+        smooth[b] = cv2.GaussianBlur(votes[b], (0, 0), PEAK_SIGMA_CELLS,
+                                     borderType=cv2.BORDER_CONSTANT)
+    mass = box + np.roll(box, 1, axis=0) + np.roll(box, -1, axis=0)
     card_area = long_cells * long_cells / CARD_ASPECT
-    min_mass = MIN_MASS_FRACTION * card_area
-    peaks = _peaks(smooth, mass, min_mass, MIN_PEAK_SEPARATION_CELLS)
+    peaks = _peaks(smooth, mass, used_bins, MIN_MASS_FRACTION * card_area)
     if len(peaks) == 0:
         return empty
-    peak_xy = peaks[:, :2] + 0.5 - pad
-    # each voting cell goes to the peak its vote lands nearest (the peaks' Voronoi cells, from
-    # a distance transform), if within half a short side
-    nearest, distance = _nearest_peak(peaks[:, :2].astype(int), (vh, vw))
-    vx_c, vy_c = np.clip(vx, 0, vw - 1), np.clip(vy, 0, vh - 1)
-    nearest = nearest[vy_c, vx_c]
-    owned = inside & (distance[vy_c, vx_c] <= 0.5 * long_cells / CARD_ASPECT)
+    peak_xy = peaks[:, 1:3] + 0.5 - pad
+    cell_peak = _assign_cells(peaks, turn_bin, vx, vy, inside, (vh, vw),
+                              0.5 * long_cells / CARD_ASPECT)
     cell_card = np.full((h, w), -1, np.int32)
-    cell_card[ys[owned], xs[owned]] = nearest[owned]
+    owned = cell_peak >= 0
+    cell_card[ys[owned], xs[owned]] = cell_peak[owned]
     quads, scores = [], []
     for index, (cx, cy) in enumerate(peak_xy):
-        mine = owned & (nearest == index)
-        px, py = xs[mine] + 0.5, ys[mine] + 0.5
+        mine = cell_peak == index
         scores.append(float(weight[mine].mean()) if mine.any() else 0.0)
-        quads.append(_card_rectangle(maps, cx, cy, px, py, long_cells))
+        c2 = maps.card_orient[0, ys[mine], xs[mine]].sum() if mine.any() else 1.0
+        s2 = maps.card_orient[1, ys[mine], xs[mine]].sum() if mine.any() else 0.0
+        quads.append(_card_rectangle(cx, cy, 0.5 * float(np.arctan2(s2, c2)), long_cells))
     quad_xy = np.asarray(quads, np.float32) * stride
     return LayoutCards(quad_xy, (peak_xy * stride).astype(np.float32),
-                       peaks[:, 2].astype(np.float32), np.asarray(scores, np.float32),
+                       peaks[:, 3].astype(np.float32), np.asarray(scores, np.float32),
                        cell_card, long_cells * stride)
+
+
+def _peaks(smooth: np.ndarray, mass: np.ndarray, used_bins: np.ndarray, min_mass: float
+           ) -> np.ndarray:
+    """(n, 4) rows of (turn bin, x, y, mass): local maxima of ``smooth`` over (turn, y, x)
+    whose ``mass`` reaches ``min_mass``, strongest first; a weaker peak within
+    :data:`MIN_PEAK_SEPARATION_CELLS` and :data:`SAME_TURN_BINS` of a stronger one is the same
+    card."""
+    kernel = np.ones((3, 3), np.uint8)
+    dilated = np.zeros_like(smooth)
+    for b in used_bins:
+        dilated[b] = cv2.dilate(smooth[b], kernel)
+    dilated = np.maximum(dilated, np.maximum(np.roll(dilated, 1, axis=0), np.roll(dilated, -1, axis=0)))
+    bs, ys, xs = np.nonzero((smooth >= dilated) & (mass >= min_mass) & (smooth > 0))
+    if len(bs) == 0:
+        return np.zeros((0, 4), np.float64)
+    values = mass[bs, ys, xs]
+    order = np.argsort(-values, kind="stable")
+    kept: list[tuple[int, float, float, float]] = []
+    for i in order:
+        b, x, y = int(bs[i]), float(xs[i]), float(ys[i])
+        if all((x - kx) ** 2 + (y - ky) ** 2 >= MIN_PEAK_SEPARATION_CELLS ** 2
+               or _turn_gap(b, kb) > SAME_TURN_BINS for kb, kx, ky, _ in kept):
+            kept.append((b, x, y, float(values[i])))
+    return np.asarray(kept, np.float64)
+
+
+def _turn_gap(a: int, b: int) -> int:
+    d = abs(a - b) % TURN_BINS
+    return min(d, TURN_BINS - d)
+
+
+def _assign_cells(peaks: np.ndarray, turn_bin: np.ndarray, vx: np.ndarray, vy: np.ndarray,
+                  inside: np.ndarray, shape_hw: tuple[int, int], reach: float) -> np.ndarray:
+    """Per voting cell, the peak its vote lands nearest among the peaks of about its turn
+    (within ``reach`` cells), or -1."""
+    out = np.full(len(turn_bin), -1, np.int64)
+    peak_bins = peaks[:, 0].astype(int)
+    peak_xy = peaks[:, 1:3].astype(int)
+    for b in np.unique(turn_bin[inside]):
+        near = np.nonzero([_turn_gap(b, pb) <= ASSIGN_TURN_BINS for pb in peak_bins])[0]
+        mine = inside & (turn_bin == b)
+        if len(near) == 0:
+            continue
+        nearest, distance = _nearest_peak(peak_xy[near], shape_hw)
+        idx = np.nonzero(mine)[0]
+        ok = distance[vy[idx], vx[idx]] <= reach
+        out[idx[ok]] = near[nearest[vy[idx[ok]], vx[idx[ok]]]]
+    return out
 
 
 def _nearest_peak(peaks_xy: np.ndarray, shape_hw: tuple[int, int]
@@ -136,46 +203,10 @@ def _nearest_peak(peaks_xy: np.ndarray, shape_hw: tuple[int, int]
     return label_to_peak[labels], distance
 
 
-def _peaks(smooth: np.ndarray, mass: np.ndarray, min_mass: float, min_separation: float
-           ) -> np.ndarray:
-    """(n, 3) rows of (x, y, mass) of the local maxima of ``smooth`` whose ``mass`` reaches
-    ``min_mass``, strongest first, none closer than ``min_separation`` to a stronger one."""
-    dilated = cv2.dilate(smooth, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero((smooth >= dilated) & (mass >= min_mass) & (smooth > 0))
-    if len(ys) == 0:
-        return np.zeros((0, 3), np.float64)
-    values = mass[ys, xs]
-    order = np.argsort(-values, kind="stable")
-    kept: list[tuple[float, float, float]] = []
-    for i in order:
-        x, y = float(xs[i]), float(ys[i])
-        if all((x - kx) ** 2 + (y - ky) ** 2 >= min_separation ** 2 for kx, ky, _ in kept):
-            kept.append((x, y, float(values[i])))
-    return np.asarray(kept, np.float64)
-
-
-def _card_rectangle(maps: LayoutMaps, cx: float, cy: float, px: np.ndarray, py: np.ndarray,
-                    long_cells: float) -> np.ndarray:
-    """The card-size rectangle (4, 2) in cells at (cx, cy), turned as its cells' edges run.
-
-    The edges give the rectangle's direction up to a quarter turn (the doubled-angle head, read
-    as a quadrupled angle so that long and short sides agree); the long axis is the one along
-    which the card's cells reach farther from the centre.
-    """
-    if len(px) == 0:
-        theta = 0.0
-    else:
-        ix, iy = px.astype(int), py.astype(int)
-        c2, s2 = maps.edge_orient[0, iy, ix], maps.edge_orient[1, iy, ix]
-        e = maps.edge[iy, ix]
-        c4, s4 = (e * (c2 * c2 - s2 * s2)).sum(), (e * 2 * c2 * s2).sum()
-        theta = 0.25 * float(np.arctan2(s4, c4))
-    u = np.array([np.cos(theta), np.sin(theta)])
+def _card_rectangle(cx: float, cy: float, long_axis: float, long_cells: float) -> np.ndarray:
+    """The card-size rectangle (4, 2) in cells centred at (cx, cy), long axis at ``long_axis``."""
+    u = np.array([np.cos(long_axis), np.sin(long_axis)])
     v = np.array([-u[1], u[0]])
-    if len(px):
-        rel = np.stack([px - cx, py - cy], axis=1)
-        if np.abs(rel @ v).max() > np.abs(rel @ u).max():
-            u, v = v, -u
     half_long, half_short = 0.5 * long_cells, 0.5 * long_cells / CARD_ASPECT
     c = np.array([cx, cy])
     return np.stack([c - half_short * v - half_long * u, c - half_short * v + half_long * u,

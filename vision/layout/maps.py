@@ -33,6 +33,7 @@ class LayoutMaps:
     edge_orient: np.ndarray  # (2, h, w) cos 2a, sin 2a of the edge's direction
     offset_xy: np.ndarray  # (2, h, w)
     card_long_cells: np.ndarray
+    card_orient: np.ndarray  # (2, h, w) cos 2a, sin 2a of the card's long axis
     image_wh: tuple[int, int]
 
     @property
@@ -60,5 +61,5 @@ class LayoutNetwork:
         return LayoutMaps(
             foreground=_sigmoid(out[0]), edge=_sigmoid(out[1]), corner=_sigmoid(out[2]),
             edge_orient=out[3:5].copy(), offset_xy=out[5:7] * OFFSET_SCALE,
-            card_long_cells=np.exp2(out[7]), image_wh=(w, h),
+            card_long_cells=np.exp2(out[7]), card_orient=out[8:10].copy(), image_wh=(w, h),
         )
