@@ -21,4 +21,7 @@ def test_background_recipe_rebuilds_the_shipped_cohort(tmp_path, monkeypatch, ca
     shipped = np.load(models.joinpath(BACKGROUND_FILE).open("rb"))
     rebuilt = np.load(written)
     assert rebuilt.dtype == shipped.dtype == np.float16
-    np.testing.assert_array_equal(rebuilt, shipped)
+    # Bit-exact on the machine that made it; another CPU or onnxruntime release rounds a few
+    # hundred of the 206,400 values differently (seen: up to 7e-4, one float16 step at ~0.5).
+    np.testing.assert_allclose(rebuilt.astype(np.float32), shipped.astype(np.float32), atol=2e-3)
+    assert np.mean(rebuilt != shipped) < 0.01
