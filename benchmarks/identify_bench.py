@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import pickle
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,15 +42,12 @@ from cardtally.vision.calibration_cards import (
 )
 from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckSet
-from cardtally.vision.detect import CardDetector
+from cardtally.vision.detect import CardDetector, survey_detector
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder, Embeddings
 from cardtally.vision.identify import IdentifySettings, decide_owners, deck_similarities
-from cardtally.vision.onnx_session import load_packaged_model
+from cardtally.vision.onnx_session import load_packaged_model, model_session
 from cardtally.vision.rectify import CardCrops, card_crops
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare_detectors import behind_shipped_survey  # noqa: E402
 
 CALIBRATION_K = 6500.0
 TEST_K = 2700.0
@@ -224,8 +220,7 @@ def right_unknown_wrong(got: np.ndarray, want: np.ndarray) -> tuple[int, int, in
             int(((got != want) & (got >= 0)).sum()))
 
 
-#: Called once per game photo (``identify_outlines.py`` reads the outlines' errors with it,
-#: ``sibling_settings_sweep.py`` decides the cards again).
+#: Called once per game photo with its outlines and decisions (``run_trial``'s ``observe``).
 Observer = Callable[[TrialPhoto], None]
 
 
@@ -325,6 +320,12 @@ def tally_counts(tally: Tally, scene, crops: CardCrops, embeddings: Embeddings,
     for card in matched[got >= 0].tolist():
         tally.pieces_counted += int(card < 0 or card in seen)
         seen.add(card)
+
+
+def behind_shipped_survey(path: Path) -> CardDetector:
+    """A candidate processing model (ONNX file) behind the shipped survey model, as the
+    shipped detector runs its own processing model."""
+    return CardDetector(model_session(path.read_bytes(), path.name), survey_detector())
 
 
 @dataclass(frozen=True)

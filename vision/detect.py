@@ -44,8 +44,8 @@ TARGET_CARD_LONG_PX = 120.0
 SURVEY_LONG_SIDE_PX = 640
 #: Large photos also get a survey at this size (0: off), read at its centre
 #: peaks: cards under ~30 px long in the 640 px survey blur into blobs that the size head reads
-#: as one huge card, and the photo would be processed far too small (benchmarks/
-#: detector_operating_point.py, docs/BENCHMARKS.md).
+#: as one huge card, and the photo would be processed far too small (measured with a
+#: retired probe, benchmarks/detector_operating_point.py in git history).
 FINE_SURVEY_LONG_SIDE_PX = 1280
 #: ...for photos at least this long: from 1920 px it found more cards in rows and fans but
 #: lost precision on 200 mixed validation scenes (docs/BENCHMARKS.md).
@@ -63,7 +63,8 @@ FINE_SURVEY_MAX_PEAK_RATIO = 10.0
 FINE_SURVEY_READING_SCALE = 1.15
 #: Read the card size at the survey's centre peaks (one reading per card) rather than over
 #: all its card pixels; peaks above this threshold count. The first survey reads all card
-#: pixels (chosen by benchmarks/tune_detector.py); the fine survey always reads its peaks.
+#: pixels (chosen by the retired benchmarks/tune_detector.py, in git history); the fine survey
+#: always reads its peaks.
 SURVEY_SIZE_AT_PEAKS = False
 SURVEY_PEAK_THRESHOLD = 0.16
 #: Never process more pixels than this on the long side of the region of interest.
