@@ -109,7 +109,7 @@ def main() -> None:
 
     os.environ["CARDTALLY_HOME"] = env["CARDTALLY_HOME"]
     decks = load_decks()
-    count_photo(photos[0], decks)  # warm the sessions for the in-process split
+    count_photo(photos[0], decks)  # load the models before the in-process split
     per_photo = []
     for path in photos:
         runs = [run_measured(count + [str(path)], env) for _ in range(args.runs)]

@@ -161,7 +161,7 @@ def main() -> None:
                         help="also measure this detector ONNX file (e.g. an int8 build)")
     args = parser.parse_args()
     detectors = {"cardtally": CardDetector().detect}
-    if args.model:  # with the session options the shipped model runs under
+    if args.model:  # with the ONNX Runtime options the shipped model runs under
         session = model_session(args.model.read_bytes(), args.model.name)
         detectors[args.model.name] = CardDetector(session).detect
     if not args.skip_baseline:

@@ -424,8 +424,8 @@ def main() -> None:
                         help="game photo size (the same layouts, rendered at this size; "
                              "default: %(default)s)")
     parser.add_argument("--no-second-try", action="store_true",
-                        help="through the detector, leave refused calibrations refused (before "
-                             "session 29) instead of trying the cards found by their shape")
+                        help="through the detector, leave refused calibrations refused (as before "
+                             "the second try) instead of trying the cards found by their shape")
     args = parser.parse_args()
     candidates = CandidateDetectors.from_files(args.calibration_model, args.model)
     if args.timing_only:

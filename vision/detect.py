@@ -35,7 +35,7 @@ SURVEY_DETECTOR_FILE = "card_detector_survey.onnx"
 #: Calibration photos are read by their own processing network (run 19), surveyed like any
 #: photo: the game photos' network (the average of runs 19 and 21) counts real photos better,
 #: but through it calibration refuses more photos and sets higher deck thresholds
-#: (models/MODEL_CARD.md, "Shipped in session 26").
+#: (git history of models/MODEL_CARD.md, run 21).
 CALIBRATION_DETECTOR_FILE = "card_detector_calibration.onnx"
 #: The detector was trained on cards about 60-250 px long; photos are rescaled so that the
 #: cards come out near this length (measured in a quick first pass at low resolution).
@@ -82,15 +82,15 @@ MAX_TILE_SIDE_PX = 1536
 #: encoder's grid stays aligned), so that its maps match an untiled pass (tests/vision/
 #: test_detect_tiles.py).
 TILE_MARGIN_PX = 96
-#: Photos are never enlarged: on 20 validation scenes (session-1 model), allowing 1.5x
+#: Photos are never enlarged: on 20 validation scenes (detector run 1), allowing 1.5x
 #: enlargement of small cards gave the same recall and precision (0.739 / 0.86) and took 23% longer (10.1 s vs 8.2 s).
 MAX_UPSCALE = 1.0
 #: Game photos whose processed image is small are also read at these factors of the planned
 #: scale, and the network's maps averaged on the planned scale's grid. On small images the
 #: maps change a lot with the exact scale: nudged by 2%, the 45 sure real photos (processed
 #: at ~320 px) went from 51 to 69-77 cards off. Averaged over 0.95, 1 and 1.05 they are off
-#: by 58 cards on average over nudges of up to 6%, against 72 for one pass (docs/BENCHMARKS.md,
-#: "One scale's luck").
+#: by 58 cards on average over nudges of up to 6%, against 72 for one pass (git history of
+#: docs/BENCHMARKS.md, "One scale's luck").
 SCALE_AVERAGE_FACTORS = (0.95, 1.05)
 #: ...where the processed image has at most this many pixels: the extra passes cost about
 #: twice the one pass, which larger images cannot afford.
@@ -358,7 +358,7 @@ def calibration_detector() -> CardDetector:
     """The shipped calibration network (:data:`CALIBRATION_DETECTOR_FILE`) behind the shipped
     survey model, created once per process. It reads every photo in one pass: the deck
     thresholds were measured on one-pass outlines, and averaged scales identified worse
-    (docs/BENCHMARKS.md, "One scale's luck")."""
+    (git history of docs/BENCHMARKS.md, "One scale's luck")."""
     return _shipped_detector(CALIBRATION_DETECTOR_FILE, ())
 
 
