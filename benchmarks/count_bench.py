@@ -81,6 +81,7 @@ def calibrate_scene_decks(scene: Scene, seed: int, folder: Path, env: dict
 
 
 def main() -> None:
+    """Render, calibrate, time ``cardtally count`` and print the JSON report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="timed runs per photo")
     parser.add_argument("--same-decks", action="store_true",

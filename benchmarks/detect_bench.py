@@ -152,6 +152,7 @@ def latency(detect, runs: int = 5) -> dict:
 
 
 def main() -> None:
+    """Measure the detectors on the rendered split, the real photos and latency; print JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scenes", type=int, default=300)
     parser.add_argument("--per-layout", type=int, default=60)

@@ -85,6 +85,7 @@ class Tally:
     pieces_counted: int = 0
 
     def pct(self, a: int, b: int) -> str:
+        """``a`` of ``b`` as a percentage with its counts, or '-' when there is nothing."""
         return f"{100 * a / b:.2f}% ({a}/{b})" if b else "-"
 
 
@@ -106,6 +107,7 @@ def distinct_real_designs(rng: np.random.Generator, n: int) -> list[np.ndarray]:
 
 
 def scenario_designs(kind: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """``n`` back designs of a scenario's kind: procedural, one family, or real."""
     if kind == "procedural":
         return [random_back_design(rng) for _ in range(n)]
     if kind == "family":
@@ -231,6 +233,7 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
               candidates: CandidateDetectors | None = None,
               observe: Observer | None = None, second_try: bool = True,
               image_wh: tuple[int, int] = IMAGE_WH) -> None:
+    """Calibrate one scene's decks and identify its game photo's cards into ``tally``."""
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
@@ -395,6 +398,7 @@ SCENARIOS = {
 
 
 def main() -> None:
+    """Run the chosen scenarios and print their Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10, help="scenes per scenario")
     parser.add_argument("--first-trial", type=int, default=0,

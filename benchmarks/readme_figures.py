@@ -102,6 +102,7 @@ def readme_table(readme_text: str) -> str:
 
 
 def main() -> None:
+    """Write the README's figures table to docs/bench/readme-figures.md and print it."""
     OUT.write_text(figures_table(), encoding="utf-8")
     print(OUT.read_text(encoding="utf-8"), end="")
 
