@@ -81,6 +81,7 @@ def quantize(fp32_path: Path, int8_path: Path, n_scenes: int, exclude: list[str]
 
 
 def main() -> None:
+    """Quantise an fp32 detector ONNX file to int8."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -85,6 +85,7 @@ def rebuild(onnx_path: Path, calibration_crops: np.ndarray) -> BackEmbedder:
 
 
 def main() -> None:
+    """Rebuild a checkpoint from an exported embedder and check it reproduces the ONNX outputs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("onnx_path", type=Path)
     parser.add_argument("out", type=Path)
