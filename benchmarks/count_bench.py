@@ -81,6 +81,7 @@ def calibrate_scene_decks(scene: Scene, seed: int, folder: Path, env: dict
 
 
 def main() -> None:
+    """Render, calibrate, time ``cardtally count`` and print the JSON report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="timed runs per photo")
     parser.add_argument("--same-decks", action="store_true",
@@ -109,7 +110,7 @@ def main() -> None:
 
     os.environ["CARDTALLY_HOME"] = env["CARDTALLY_HOME"]
     decks = load_decks()
-    count_photo(photos[0], decks)  # warm the sessions for the in-process split
+    count_photo(photos[0], decks)  # load the models before the in-process split
     per_photo = []
     for path in photos:
         runs = [run_measured(count + [str(path)], env) for _ in range(args.runs)]

@@ -152,6 +152,7 @@ def latency(detect, runs: int = 5) -> dict:
 
 
 def main() -> None:
+    """Measure the detectors on the rendered split, the real photos and latency; print JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scenes", type=int, default=300)
     parser.add_argument("--per-layout", type=int, default=60)
@@ -161,7 +162,7 @@ def main() -> None:
                         help="also measure this detector ONNX file (e.g. an int8 build)")
     args = parser.parse_args()
     detectors = {"cardtally": CardDetector().detect}
-    if args.model:  # with the session options the shipped model runs under
+    if args.model:  # with the ONNX Runtime options the shipped model runs under
         session = model_session(args.model.read_bytes(), args.model.name)
         detectors[args.model.name] = CardDetector(session).detect
     if not args.skip_baseline:

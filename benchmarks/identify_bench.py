@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import pickle
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,15 +42,12 @@ from cardtally.vision.calibration_cards import (
 )
 from cardtally.vision.consensus import ConsensusSettings
 from cardtally.vision.decks import DeckSet
-from cardtally.vision.detect import CardDetector
+from cardtally.vision.detect import CardDetector, survey_detector
 from cardtally.vision.detections import FACE_UP, UNKNOWN, CardDetections
 from cardtally.vision.embed import EMBEDDER_FILE, BackEmbedder, Embeddings
 from cardtally.vision.identify import IdentifySettings, decide_owners, deck_similarities
-from cardtally.vision.onnx_session import load_packaged_model
+from cardtally.vision.onnx_session import load_packaged_model, model_session
 from cardtally.vision.rectify import CardCrops, card_crops
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare_detectors import behind_shipped_survey  # noqa: E402
 
 CALIBRATION_K = 6500.0
 TEST_K = 2700.0
@@ -89,6 +85,7 @@ class Tally:
     pieces_counted: int = 0
 
     def pct(self, a: int, b: int) -> str:
+        """``a`` of ``b`` as a percentage with its counts, or '-' when there is nothing."""
         return f"{100 * a / b:.2f}% ({a}/{b})" if b else "-"
 
 
@@ -110,6 +107,7 @@ def distinct_real_designs(rng: np.random.Generator, n: int) -> list[np.ndarray]:
 
 
 def scenario_designs(kind: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """``n`` back designs of a scenario's kind: procedural, one family, or real."""
     if kind == "procedural":
         return [random_back_design(rng) for _ in range(n)]
     if kind == "family":
@@ -224,8 +222,7 @@ def right_unknown_wrong(got: np.ndarray, want: np.ndarray) -> tuple[int, int, in
             int(((got != want) & (got >= 0)).sum()))
 
 
-#: Called once per game photo (``identify_outlines.py`` reads the outlines' errors with it,
-#: ``sibling_settings_sweep.py`` decides the cards again).
+#: Called once per game photo with its outlines and decisions (``run_trial``'s ``observe``).
 Observer = Callable[[TrialPhoto], None]
 
 
@@ -236,6 +233,7 @@ def run_trial(tally: Tally, trial: int, kind: str, n_decks: int, uncalibrated: i
               candidates: CandidateDetectors | None = None,
               observe: Observer | None = None, second_try: bool = True,
               image_wh: tuple[int, int] = IMAGE_WH) -> None:
+    """Calibrate one scene's decks and identify its game photo's cards into ``tally``."""
     rng = np.random.default_rng([SEED_BASE, trial, n_decks, len(kind)])
     designs = scenario_designs(kind, rng, n_decks)
     extra = [random_back_design(rng) for _ in range(uncalibrated)]
@@ -327,6 +325,12 @@ def tally_counts(tally: Tally, scene, crops: CardCrops, embeddings: Embeddings,
         seen.add(card)
 
 
+def behind_shipped_survey(path: Path) -> CardDetector:
+    """A candidate processing model (ONNX file) behind the shipped survey model, as the
+    shipped detector runs its own processing model."""
+    return CardDetector(model_session(path.read_bytes(), path.name), survey_detector())
+
+
 @dataclass(frozen=True)
 class CandidateDetectors:
     """Processing models to measure instead of the shipped one, each behind the shipped survey
@@ -394,6 +398,7 @@ SCENARIOS = {
 
 
 def main() -> None:
+    """Run the chosen scenarios and print their Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10, help="scenes per scenario")
     parser.add_argument("--first-trial", type=int, default=0,
@@ -423,8 +428,8 @@ def main() -> None:
                         help="game photo size (the same layouts, rendered at this size; "
                              "default: %(default)s)")
     parser.add_argument("--no-second-try", action="store_true",
-                        help="through the detector, leave refused calibrations refused (before "
-                             "session 29) instead of trying the cards found by their shape")
+                        help="through the detector, leave refused calibrations refused (as before "
+                             "the second try) instead of trying the cards found by their shape")
     args = parser.parse_args()
     candidates = CandidateDetectors.from_files(args.calibration_model, args.model)
     if args.timing_only:

@@ -36,6 +36,7 @@ _COUNT = ("import sys; from cardtally.vision import load; load.REDUCED_DECODE_LO
 
 
 def main() -> None:
+    """Count the rendered large photos with reduced and full decoding; print each photo."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=int, default=8)
     parser.add_argument("--image-wh", type=int, nargs=2, default=(8064, 6048), metavar=("W", "H"))

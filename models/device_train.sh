@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Train on from the shipped weights in one call of the `device` tool (a GPU machine with many
 # cores, torch, OpenCV and numpy, but no cardtally, onnxruntime or network), and hand the
-# checkpoints back under $OUT. Runs resume across calls and sessions: bring the checkpoints
+# checkpoints back under $OUT. Runs resume across calls: bring the checkpoints
 # back into runs/device/ and name that folder in the call's `carry`.
 #
 #   models/device_train.sh MINUTES detector|embedder|both
@@ -57,7 +57,7 @@ detector() {
         python3 -m cardtally.models.detector.average "$init" \
             models/detector/card_detector_run19.pt models/detector/card_detector_run21.pt
     fi
-    # Session 29's run 23 recipe (constant rate, read through the moving average), with the
+    # Run 23's recipe (constant rate, read through the moving average), with the
     # GPU's larger batch; a carried last.pt resumes it.
     python3 -m cardtally.models.detector.train --out "$runs/detector" --seed 40 --device "$device" \
         --init-from "$init" --steps "$detector_steps" --minutes "$minutes" --lr 2e-4 --constant-lr \

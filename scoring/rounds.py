@@ -42,6 +42,7 @@ class RoundEntry:
 
     @property
     def players(self) -> tuple[str, ...]:
+        """The round's players, in the order of its counts."""
         return tuple(c.player for c in self.counts)
 
     def of(self, player: str) -> PlayerCounts:

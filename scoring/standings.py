@@ -35,6 +35,7 @@ class ScoredRound:
 
 @dataclass(frozen=True)
 class Standing:
+    """One player's place in a game: deck, total points and round wins."""
     player: str
     deck: str
     total: int
@@ -44,6 +45,7 @@ class Standing:
 
 @dataclass(frozen=True)
 class GameSummary:
+    """A game's scored rounds, standings, leaders and, once finished, winners."""
     rounds: tuple[ScoredRound, ...]
     standings: tuple[Standing, ...]  # by place, then seat order
     finished: bool

@@ -45,9 +45,9 @@ MIXED_MIN_SHARE = 0.15
 #: benchmarks/identify_bench.py --dump: procedural decks calibrated from true outlines stay
 #: above 0.62; real designs go down to 0.29 but none of their cards in play is that far off,
 #: so the floor changes no result there; through the detector it turns cards of decks whose
-#: calibration failed from a wrong deck to UNKNOWN. Raised from 0.65 to 0.7 in session 9 (a deck
+#: calibration failed from a wrong deck to UNKNOWN. Raised from 0.65 to 0.7 (a deck
 #: calibrated from cut-up pieces got 0.67 and took another deck's cards): through the detector
-#: about as many wrong-deck cards become UNKNOWN as right ones do (docs/BENCHMARKS.md).
+#: about as many wrong-deck cards become UNKNOWN as right ones do (git history of docs/BENCHMARKS.md).
 THRESHOLD_PERCENTILE = 2.0
 THRESHOLD_SLACK = 0.12
 THRESHOLD_RANGE = (0.7, 0.95)

@@ -37,8 +37,8 @@ MIN_USABLE_CARDS = 3
 #: Detections whose card area is off the photo's median by more than this factor are dropped.
 CARD_AREA_SPREAD = 1.6
 #: Calibration photos show spread cards, each lying alone: a card that its own print cuts in
-#: two or three regions is joined again (the lone-card rule; session 11: 41 more right answers
-#: over the five identification scenarios through the detector, docs/BENCHMARKS.md). No card
+#: two or three regions is joined again (the lone-card rule: 41 more right answers
+#: over the five identification scenarios through the detector, git history of docs/BENCHMARKS.md). No card
 #: lies beneath another there, so the rule joins such pieces whatever the edge head says
 #: about the line between them (game photos keep that check). The spread layout's own centre
 #: threshold (game photos) is not used here: identification was measured without it.
@@ -48,7 +48,7 @@ CALIBRATION_DETECTOR_SETTINGS = DetectorSettings(lone_card_max_boundary_edge=1.0
 #: so at these sizes they come out near the lengths the network was trained on.
 WORK_LONG_SIDES_PX = (1280, 960, 768)
 #: Card pixels: foreground probability at least this (at 0.5 fewer whole cards were found in
-#: the refused photos of session 29, docs/BENCHMARKS.md).
+#: the refused photos measured for the second try, git history of docs/BENCHMARKS.md).
 FOREGROUND_MIN = 0.7
 #: Blobs are eroded by this many output pixels before they are separated, so that a thin
 #: bridge of table texture taken for card does not join a card to its surroundings.

@@ -36,14 +36,14 @@ class ConsensusSettings:
     """Constants of the scene consensus (similarities are cosines of unit embeddings).
 
     Chosen on `benchmarks/identify_bench.py --dump` scenes 0-47 and measured on scenes 48-63
-    (docs/BENCHMARKS.md, back identification): a cut of 0.6 took in more UNKNOWN cards but
+    (git history of docs/BENCHMARKS.md, back identification): a cut of 0.6 took in more UNKNOWN cards but
     also more of an uncalibrated look-alike deck's.
     """
 
     #: Average-linkage cut: cards whose clusters are at least this similar on average merge.
-    #: 0.8 until session 26; embedder run 12 spreads a deck's game-photo cards wider, and 0.75
+    #: 0.8 before embedder run 12; run 12 spreads a deck's game-photo cards wider, and 0.75
     #: gives more of them to their deck for as many uncalibrated cards rejected (0.7 lets some
-    #: in; docs/BENCHMARKS.md "Consensus cut for embedder run 12").
+    #: in; git history of docs/BENCHMARKS.md, "Consensus cut for embedder run 12").
     cluster_similarity: float = 0.75
     #: A card votes for its deck only when that deck beats the second best by this much.
     sure_margin: float = 0.05
@@ -67,7 +67,7 @@ class ConsensusSettings:
     #: strongest one's is taken for a look-alike deck nobody calibrated: its cards of that deck
     #: become UNKNOWN (0 turns this off). Chosen on scenes 0-47 and 80-127. On the scenes not
     #: chosen on (48-63, 128-271) the counts came closer and a few more strangers were
-    #: rejected, but 1.5% of the right cards became UNKNOWN (session 35, docs/BENCHMARKS.md
+    #: rejected, but 1.5% of the right cards became UNKNOWN (git history of docs/BENCHMARKS.md,
     #: "A calibrated deck's weaker twin").
     lookalike_gap: float = 0.12
 

@@ -35,7 +35,7 @@ SURVEY_DETECTOR_FILE = "card_detector_survey.onnx"
 #: Calibration photos are read by their own processing network (run 19), surveyed like any
 #: photo: the game photos' network (the average of runs 19 and 21) counts real photos better,
 #: but through it calibration refuses more photos and sets higher deck thresholds
-#: (models/MODEL_CARD.md, "Shipped in session 26").
+#: (git history of models/MODEL_CARD.md, run 21).
 CALIBRATION_DETECTOR_FILE = "card_detector_calibration.onnx"
 #: The detector was trained on cards about 60-250 px long; photos are rescaled so that the
 #: cards come out near this length (measured in a quick first pass at low resolution).
@@ -44,8 +44,8 @@ TARGET_CARD_LONG_PX = 120.0
 SURVEY_LONG_SIDE_PX = 640
 #: Large photos also get a survey at this size (0: off), read at its centre
 #: peaks: cards under ~30 px long in the 640 px survey blur into blobs that the size head reads
-#: as one huge card, and the photo would be processed far too small (benchmarks/
-#: detector_operating_point.py, docs/BENCHMARKS.md).
+#: as one huge card, and the photo would be processed far too small (measured with a
+#: retired probe, benchmarks/detector_operating_point.py in git history).
 FINE_SURVEY_LONG_SIDE_PX = 1280
 #: ...for photos at least this long: from 1920 px it found more cards in rows and fans but
 #: lost precision on 200 mixed validation scenes (docs/BENCHMARKS.md).
@@ -63,7 +63,8 @@ FINE_SURVEY_MAX_PEAK_RATIO = 10.0
 FINE_SURVEY_READING_SCALE = 1.15
 #: Read the card size at the survey's centre peaks (one reading per card) rather than over
 #: all its card pixels; peaks above this threshold count. The first survey reads all card
-#: pixels (chosen by benchmarks/tune_detector.py); the fine survey always reads its peaks.
+#: pixels (chosen by the retired benchmarks/tune_detector.py, in git history); the fine survey
+#: always reads its peaks.
 SURVEY_SIZE_AT_PEAKS = False
 SURVEY_PEAK_THRESHOLD = 0.16
 #: Never process more pixels than this on the long side of the region of interest.
@@ -81,15 +82,15 @@ MAX_TILE_SIDE_PX = 1536
 #: encoder's grid stays aligned), so that its maps match an untiled pass (tests/vision/
 #: test_detect_tiles.py).
 TILE_MARGIN_PX = 96
-#: Photos are never enlarged: on 20 validation scenes (session-1 model), allowing 1.5x
+#: Photos are never enlarged: on 20 validation scenes (detector run 1), allowing 1.5x
 #: enlargement of small cards gave the same recall and precision (0.739 / 0.86) and took 23% longer (10.1 s vs 8.2 s).
 MAX_UPSCALE = 1.0
 #: Game photos whose processed image is small are also read at these factors of the planned
 #: scale, and the network's maps averaged on the planned scale's grid. On small images the
 #: maps change a lot with the exact scale: nudged by 2%, the 45 sure real photos (processed
 #: at ~320 px) went from 51 to 69-77 cards off. Averaged over 0.95, 1 and 1.05 they are off
-#: by 58 cards on average over nudges of up to 6%, against 72 for one pass (docs/BENCHMARKS.md,
-#: "One scale's luck").
+#: by 58 cards on average over nudges of up to 6%, against 72 for one pass (git history of
+#: docs/BENCHMARKS.md, "One scale's luck").
 SCALE_AVERAGE_FACTORS = (0.95, 1.05)
 #: ...where the processed image has at most this many pixels: the extra passes cost about
 #: twice the one pass, which larger images cannot afford.
@@ -357,7 +358,7 @@ def calibration_detector() -> CardDetector:
     """The shipped calibration network (:data:`CALIBRATION_DETECTOR_FILE`) behind the shipped
     survey model, created once per process. It reads every photo in one pass: the deck
     thresholds were measured on one-pass outlines, and averaged scales identified worse
-    (docs/BENCHMARKS.md, "One scale's luck")."""
+    (git history of docs/BENCHMARKS.md, "One scale's luck")."""
     return _shipped_detector(CALIBRATION_DETECTOR_FILE, ())
 
 

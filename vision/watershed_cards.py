@@ -31,13 +31,13 @@ class DetectorSettings:
     centre_threshold: float = 0.16
     #: The centre map is smoothed with a Gaussian of this sigma (output pixels; 0: not at all)
     #: before its peaks are read: two ripples on one card's peak, which the network leaves on
-    #: printed bands and pips, become one (session 19, docs/BENCHMARKS.md).
+    #: printed bands and pips, become one (git history of docs/BENCHMARKS.md).
     centre_blur_px: float = 0.0
     foreground_threshold: float = 0.5
     peak_window_px: int = 5
     min_region_px: int = 12
     #: Regions whose shared boundary has a lower mean edge probability are one card (0 turns
-    #: merging off: best on the validation scenes with the session-2 model).
+    #: merging off: best on the validation scenes with detector run 2).
     merge_edge_threshold: float = 0.0
     #: Regions with a lower mean foreground probability are table texture, not a card.
     min_region_foreground: float = 0.5
@@ -58,12 +58,12 @@ class DetectorSettings:
     #: ... unless the edge head marks the boundary where they meet as a card edge (mean edge
     #: probability above this; 1 turns the check off): a whole card with a sliver of the one
     #: beneath, a small shingled stack. With it, the rule cuts the count error of spread
-    #: layouts by a fifth for 0.4-0.7 points of recall in mixed, rows and fans (session 12,
-    #: docs/BENCHMARKS.md).
+    #: layouts by a fifth for 0.4-0.7 points of recall in mixed, rows and fans
+    #: (git history of docs/BENCHMARKS.md).
     lone_card_max_boundary_edge: float = 0.45
     #: A photo where at least this share of the cards lie alone (no other card within a few
     #: pixels) is a spread layout; its maps are read again with the centre threshold below,
-    #: which there leaves fewer cards cut in pieces and misses hardly any more (session 12) ...
+    #: which there leaves fewer cards cut in pieces and misses hardly any more ...
     spread_lone_share: float = 0.7
     #: ... (0, or not above ``centre_threshold``, turns this off), unless that keeps fewer
     #: than this share of the cards: then their own peaks are weak (a photo unlike the
@@ -76,7 +76,7 @@ class DetectorSettings:
     #: ... with at least this many other such parts within ...
     small_part_min_neighbours: int = 2
     #: ... this many card widths, and touching no part at least this many card widths long,
-    #: are keyboard keys, not cards (``small_parts``; session 17).
+    #: are keyboard keys, not cards (``small_parts``).
     small_part_reach_widths: float = 1.0
     small_part_sparing_widths: float = 1.2
 

@@ -31,6 +31,7 @@ def average_weights(weights: list[dict[str, torch.Tensor]]) -> dict[str, torch.T
 
 
 def main() -> None:
+    """Average the given weights and save them to OUT."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("inputs", type=Path, nargs="+")

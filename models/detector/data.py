@@ -21,7 +21,7 @@ from .targets import detector_targets
 PRESETS = ("mixed", "mixed", "rows", "rows", "pile", "fan", "fan", "spread")
 #: One render in five has many face-up cards, four in ten of them ordinary white fronts. Run 17
 #: tried one in three and seven in ten (commit 53b4c25): the real photos got worse, their
-#: keyboard keys above all (models/MODEL_CARD.md), so the earlier mixture is back.
+#: keyboard keys above all (git history of models/MODEL_CARD.md), so the earlier mixture is back.
 FACE_UP_RENDER_SHARE = 0.2
 ORDINARY_FRONT_SHARE = 0.4
 
@@ -42,7 +42,7 @@ IMPULSE_SHARE = 0.3
 IMPULSE_FRACTION = (0.001, 0.01)
 #: Card long sides of the crop-sized views, and the share of them drawn at the survey's small
 #: sizes instead (16-64 px): one network read the survey and did the processing pass until
-#: session 20.
+#: run 19 shipped behind run 8's survey.
 CARD_PX = (60.0, 280.0)
 SMALL_CARD_PX = (16.0, 64.0)
 SMALL_CARD_SHARE = 0.4

@@ -1,7 +1,7 @@
 """An exponential moving average of a network's weights, kept beside its training.
 
 Averaging weights along a run smooths the noise of small batches on 2 CPU cores: the even
-average of two fine-tunes (runs 19 and 21) counted better than either (models/MODEL_CARD.md).
+average of two fine-tunes (runs 19 and 21) counted better than either (git history of models/MODEL_CARD.md).
 """
 
 from __future__ import annotations

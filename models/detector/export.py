@@ -44,6 +44,7 @@ def export(checkpoint: Path, onnx_path: Path, width: int = 16, ema: bool = False
 
 
 def main() -> None:
+    """Export a checkpoint's weights to an ONNX file."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("onnx", type=Path)

@@ -5,7 +5,7 @@
 Calibration inputs are exactly what the network sees in use: the survey and processing passes
 of ``CardDetector`` on rendered mixed scenes from seeds 600,000+, which neither training
 (seed * 10,000,000 + index), validation (800,000+) nor the test split (900,000+) uses. The
-result is not shipped (models/MODEL_CARD.md has the measurement); measure it with
+result is not shipped (the measurement is in the git history of models/MODEL_CARD.md); measure it with
 ``python benchmarks/detect_bench.py --model PATH``.
 """
 
@@ -81,6 +81,7 @@ def quantize(fp32_path: Path, int8_path: Path, n_scenes: int, exclude: list[str]
 
 
 def main() -> None:
+    """Quantise an fp32 detector ONNX file to int8."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

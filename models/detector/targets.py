@@ -95,7 +95,7 @@ def detector_targets(
     it (runs 1-17) a card's peak spills across card edges onto its neighbours: in 60 training
     renders, above 0.16 (where the detector reads peaks) on 28% of the cards, up to 0.5; the
     focal loss forgives what the network puts there, and the commonest missed card is a strip
-    on the slope of a neighbour's peak (docs/BENCHMARKS.md, "Which head limits the detector").
+    on the slope of a neighbour's peak (git history of docs/BENCHMARKS.md, "Which head limits the detector").
     ``between_edges`` adds the ``edge_between`` map.
     """
     owner = sample_at_stride(owner_map, stride)

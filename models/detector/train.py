@@ -167,6 +167,7 @@ def _save(model: CardNet, optimiser: torch.optim.Optimizer, step: int, path: Pat
 
 
 def main() -> None:
+    """Train the detector from the command line's flags."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="runs/detector")
     parser.add_argument("--steps", type=int, default=6000)

@@ -46,6 +46,7 @@ def write_background(model_bytes: bytes, model_path: Path) -> Path:
 
 
 def main() -> None:
+    """Write MODEL_background.npy beside an exported embedder."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="an exported embedder (.onnx)")
     args = parser.parse_args()

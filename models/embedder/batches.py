@@ -65,7 +65,7 @@ def make_batch(seed: int, step: int, spill_share: float = 0.0,
     The first ``calibration_views`` views of each back design are seen as a calibration photo
     shows a card (``render_view(calibration_like=True)``): the loss then pulls each design's
     sharp, whole, large view and its small, blurred, covered ones together, the pairing that
-    identification needs (docs/BENCHMARKS.md, "A common sharpness for calibration and play")."""
+    identification needs (git history of docs/BENCHMARKS.md, "A common sharpness for calibration and play")."""
     from ..synth.designs import named_design_family, random_back_design
     from ..synth.symbols import SYMBOL_NAMES
 

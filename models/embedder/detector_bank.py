@@ -104,6 +104,7 @@ def bank_scene(seed: int, index: int, face_up_fraction: float = 0.05,
 
 
 def main() -> None:
+    """Render the scenes, run the shipped detector and save its labelled crops."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--scenes", type=int, default=200)

@@ -58,6 +58,7 @@ def export(checkpoint: Path, out: Path) -> None:
 
 
 def main() -> None:
+    """Export a checkpoint to ONNX and write its impostor cohort beside it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("out", type=Path)

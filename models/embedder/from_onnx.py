@@ -1,6 +1,6 @@
 """Rebuild a trainable checkpoint of the back embedder from its exported ONNX file.
 
-Training checkpoints live in git-ignored folders and do not outlive a session; the shipped
+Training checkpoints live in git-ignored folders and do not outlive the machine that trained them; the shipped
 ``back_embedder.onnx`` does. Its export folded every BatchNorm into the convolution before it,
 so the convolutions come back with the folded weights and each BatchNorm is set to pass its
 input through plus the folded bias: its running statistics are those of a batch of training
@@ -85,6 +85,7 @@ def rebuild(onnx_path: Path, calibration_crops: np.ndarray) -> BackEmbedder:
 
 
 def main() -> None:
+    """Rebuild a checkpoint from an exported embedder and check it reproduces the ONNX outputs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("onnx_path", type=Path)
     parser.add_argument("out", type=Path)

@@ -58,6 +58,7 @@ class BackEmbedder(nn.Module):
         self.face_up = nn.Linear(2 * c_in, 1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The unit embedding and the face-up logit of each crop."""
         embedding, face_up_logit, _ = self.forward_pooled(x)
         return embedding, face_up_logit
 

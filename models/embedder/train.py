@@ -84,6 +84,7 @@ class DetectorBank:
 
     @classmethod
     def load(cls, paths: list[Path]) -> DetectorBank:
+        """One bank from the ``.npz`` files that ``detector_bank`` wrote."""
         parts = [np.load(path) for path in paths]
         # Labels are unique per scene index; banks made with different --first never collide.
         # Banks made before face-up crops were kept have no "face_up" array.
@@ -187,6 +188,7 @@ def evaluate(model: BackEmbedder, crops: np.ndarray, labels: np.ndarray) -> dict
 
 
 def main() -> None:
+    """Train the embedder from the command line's flags."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("runs/embedder"))
     parser.add_argument("--steps", type=int, default=1400)

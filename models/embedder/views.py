@@ -6,7 +6,7 @@ L-shapes, random overlaps, with contact shadows), then applies the camera: size 
 width, perspective, light colour 2500-7500 K, brightness gradients, glare, blur, noise and JPEG.
 A jittered quad and visible polygon (as an imperfect detector would give) go through the runtime
 crop code (``cardtally.vision.rectify``), so training and inference share one preprocessing path.
-Since session 7 the detector's two commonest outline errors are in the views too: a card's axis
+Since run 5 the detector's two commonest outline errors are in the views too: a card's axis
 read 90 degrees off (about one card in six) and a visible region that misses a rim of the card.
 """
 

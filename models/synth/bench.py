@@ -57,6 +57,7 @@ def run(n_train: int = 40, n_large: int = 8, tune: bool = True) -> dict:
 
 
 def main() -> None:
+    """Time the renderer and print the figures."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--train", type=int, default=40, help="512x512 scenes to time")
     p.add_argument("--large", type=int, default=8, help="1920x1080 scenes to time")

@@ -32,6 +32,7 @@ class Camera:
 
     @property
     def canvas_wh(self) -> tuple[int, int]:
+        """The canvas size: the image plus the lens-distortion margin on every side."""
         return self.image_wh[0] + 2 * self.margin_px, self.image_wh[1] + 2 * self.margin_px
 
     def _centre_norm(self) -> tuple[float, float, float]:
@@ -96,6 +97,7 @@ def _resize_aligned(grid: np.ndarray, size_wh: tuple[int, int]) -> np.ndarray:
 
 
 def to_canvas(H: np.ndarray, pts_mm: np.ndarray) -> np.ndarray:
+    """Table points (mm) mapped to canvas pixels by the homography ``H``."""
     p = np.asarray(pts_mm, np.float64)
     q = p @ H[:, :2].T + H[:, 2]
     return q[..., :2] / q[..., 2:3]

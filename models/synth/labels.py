@@ -23,6 +23,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class VisibleStats:
+    """What shows of one card: pixel count, centroid, label centre and strip width."""
     visible_px: int
     centroid_xy: np.ndarray
     centre_xy: np.ndarray

@@ -18,6 +18,7 @@ _SKIN_BGR = ((120, 150, 205), (95, 125, 180), (70, 95, 140), (50, 70, 105), (150
 
 @dataclass(frozen=True)
 class Occluder:
+    """Something lying over the cards: its box origin, coverage and colour inside the box."""
     x0: int
     y0: int
     alpha: np.ndarray  # uint8, 255 = fully covered

@@ -18,6 +18,7 @@ def _xy(a: np.ndarray, nd: int = 2) -> list:
 
 
 def card_to_dict(card: CardLabel) -> dict:
+    """A card's label as JSON-ready values."""
     return {
         "card_id": card.card_id, "deck_id": card.deck_id, "deck_name": card.deck_name,
         "face_up": card.face_up, "quad_xy": _xy(card.quad_xy),
@@ -57,6 +58,7 @@ def _jsonable(o):
 
 
 def write_design(design: np.ndarray, path: Path) -> None:
+    """Save a back design image, making its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(path), design)
 

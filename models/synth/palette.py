@@ -29,11 +29,13 @@ def hsv_bgr(h: float, s: float, v: float) -> BGR:
 
 
 def jitter(colour: BGR, rng: np.random.Generator, amount: float = 18) -> BGR:
+    """``colour`` with Gaussian noise of ``amount`` on each channel, clipped to 0-255."""
     c = np.asarray(colour, np.float64) + rng.normal(0, amount, 3)
     return tuple(int(v) for v in np.clip(c, 0, 255))  # type: ignore[return-value]
 
 
 def random_colour(rng: np.random.Generator) -> BGR:
+    """A card colour: mostly a jittered common card colour, else any hue."""
     if rng.random() < 0.6:
         return jitter(_ANCHORS_BGR[int(rng.integers(len(_ANCHORS_BGR)))], rng)
     return hsv_bgr(rng.uniform(0, 180), rng.uniform(40, 255), rng.uniform(30, 245))

@@ -140,6 +140,7 @@ class Scene:
 
     @property
     def face_up_count(self) -> int:
+        """How many of the scene's cards lie face up."""
         return sum(1 for c in self.cards if c.face_up)
 
 

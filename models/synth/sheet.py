@@ -62,6 +62,7 @@ def example_scenes() -> list[np.ndarray]:
 
 
 def main() -> None:
+    """Render the example scenes and write their contact sheet."""
     p = argparse.ArgumentParser(description="Write the contact sheet of example scenes.")
     p.add_argument("--out", type=Path, default=Path("docs/synth-examples.jpg"))
     p.add_argument("--quality", type=int, default=80)

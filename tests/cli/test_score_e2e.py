@@ -255,7 +255,7 @@ def test_count_json_sums_both_photos_to_the_truth(rendered: Rendered):
     data = count_json(rendered.centre[0], rendered.leftover[0])
     truth = {deck: rendered.centre_each[0][deck] + rendered.leftover_truth[deck] for deck in DECKS}
     # The detector cuts a printed oval's crescent off one leftover cleo card as a card of its
-    # own. Embedder run 5 left that piece unknown; run 12 (session 25) sees cleo's back in it
+    # own. Embedder run 5 left that piece unknown; run 12 sees cleo's back in it
     # and counts it: 15 cleo cards for 14.
     assert data["counts"] == truth
 

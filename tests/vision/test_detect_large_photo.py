@@ -34,9 +34,10 @@ def _cards_found(scene, detections) -> int:
 def test_the_fine_survey_finds_the_small_cards_of_a_phone_photo(phone_photo) -> None:
     detections = CardDetector().detect(phone_photo.image)
     assert len(phone_photo.cards) == 93
-    assert _cards_found(phone_photo, detections) >= 88  # 88 today (91 with session 10's model)
+    assert _cards_found(phone_photo, detections) >= 88  # 88 today (91 with detector run 2)
     # 101 today: cards split. Detector run 8 alone counted 94; run 19 splits more here, though
-    # over the 16 such photos of the big-rows benchmark it counts better (docs/BENCHMARKS.md).
+    # over the 16 such photos of the big-rows benchmark it counts better
+    # (git history of models/MODEL_CARD.md).
     assert abs(len(detections) - 93) <= 8
 
 
@@ -50,7 +51,7 @@ def test_the_fine_survey_reads_the_card_size_that_the_first_one_misreads(phone_p
     true_long_px = float(np.median([card_long_side_px(card.quad_xy) for card in phone_photo.cards]))
     assert true_long_px == pytest.approx(101, abs=1)
     # Rows of cards ~16 px long in the 640 px survey blur together: read 2.6 times too long
-    # today (267 px; 14 times with session 10's model), the photo would be processed at 0.45.
+    # today (267 px; 14 times with detector run 2), the photo would be processed at 0.45.
     assert first.card_long_px > 2 * true_long_px
     # The fine survey's reading is taken, lengthened by 1.15 like the first survey's: 118 px.
     assert taken.card_long_px == pytest.approx(FINE_SURVEY_READING_SCALE * true_long_px, rel=0.1)

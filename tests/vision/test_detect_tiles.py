@@ -41,7 +41,7 @@ def test_a_tiled_pass_finds_the_same_cards_as_a_whole_one_away_from_the_seam(mon
     far = [np.round(cards.centre_xy[np.abs(cards.centre_xy[:, 0] - 896) > 160]).tolist()
            for cards in (tiled_cards, whole_cards)]
     assert sorted(far[0]) == sorted(far[1])
-    # Near the seam a few centre peaks move: 40 cards against 38 with the session-11 model
+    # Near the seam a few centre peaks move: 40 cards against 38 with detector run 8
     # (a 160 px margin would make them agree here, at ~15% more pixels per tile).
     assert abs(len(tiled_cards) - len(whole_cards)) <= 2
 

@@ -40,7 +40,7 @@ def test_embed_gives_unit_vectors_and_probabilities():
     assert out.vectors.shape == (5, out.embedding_dim)
     np.testing.assert_allclose(np.linalg.norm(out.vectors, axis=1), 1.0, atol=1e-5)
     assert ((out.face_up_prob >= 0) & (out.face_up_prob <= 1)).all()
-    again = BackEmbedder().embed(crops)  # a second session gives the same numbers
+    again = BackEmbedder().embed(crops)  # a second embedder gives the same numbers
     np.testing.assert_allclose(again.vectors, out.vectors, atol=1e-5)
     assert len(default_embedder().embed(crops[:0])) == 0
 

@@ -92,7 +92,7 @@ def test_a_family_round_counts_exactly():
     """Three decks of one family, spread out under warm light: exact per-player counts.
 
     Embedders run 2 and 5 alone got 2 and 1 of these 15 cards right and the templates settled
-    the rest; run 12, trained to name the symbols (session 25), gets all 15 on its own (the
+    the rest; run 12, trained to name the symbols, gets all 15 on its own (the
     shipped models get this scene right, not every scene: docs/BENCHMARKS.md).
     """
     designs = design_family(np.random.default_rng(13), n=3)
