@@ -121,8 +121,8 @@ def test_fix_applies_on_top_of_card(photos):
 def test_photos_named_when_a_set_has_several(photos, tmp_path: Path):
     second = write_photo(tmp_path / "more.png", ["purple", "purple"])
     result = run(
-        "score", "--center", str(photos[0]), "--center", str(second), "--caller", "Anna",
-        "--card", "centre:more.png:2=Ben", "--card", "centre:centre.png:11=Ben", "--yes",
+        "score", "--center", str(photos[0]), "--center", str(second), "--no-leftover",
+        "--caller", "Anna", "--card", "centre:more.png:2=Ben", "--card", "centre:centre.png:11=Ben", "--yes",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     (saved,) = saved_rounds()
@@ -180,7 +180,7 @@ def test_set_errors_are_found_before_counting(photos, tmp_path: Path, monkeypatc
          "centre:centre.png:1=Ben."),
     ]:  # fmt: skip
         before = Unchanged(cardtally_home)
-        result = run("score", *args, "--yes")
+        result = run("score", *args, "--no-leftover", "--yes")
         assert result.exit_code == 1, result.output
         assert result.stderr == f"Error: {message}\n"
         before.check()

@@ -23,6 +23,7 @@ from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry, round_scores
 from ._game_view import game_json, open_for_changes, print_json, result_line, table
+from ._leftovers import Leftovers
 from ._review import (
     ReviewCounter,
     cards_to_check,
@@ -150,7 +151,10 @@ def recount_round(number: int, game_id: int | None, *, yes: bool, json_out: bool
             center = counter.run(CENTRE, center_paths)
             leftover = counter.run(LEFTOVER, leftover_paths)
             _check_counted_unchanged(number, evidence, [*center.photos, *leftover.photos])
-            entry, warnings = photo_round(game, center, leftover, fixes, stored.entry.caller)
+            leftovers = Leftovers.from_evidence(evidence)
+            entry, warnings = photo_round(
+                game, center, leftover, fixes, stored.entry.caller, leftovers
+            )
             typer.echo(render_recount(game, number, stored.entry, entry), err=json_out)
             changed = entry != stored.entry
             if changed:
@@ -177,7 +181,9 @@ def recount_round(number: int, game_id: int | None, *, yes: bool, json_out: bool
                     f"Replace the counts of round {number}?",
                     f"Not saved (you declined); round {number} is unchanged.",
                 )
-                new_evidence = photo_round_evidence(game, counter, center, leftover, fixes)
+                new_evidence = photo_round_evidence(
+                    game, counter, center, leftover, fixes, leftovers=leftovers
+                )
                 new_evidence["recounts"] = [
                     *evidence.get("recounts", []),
                     {

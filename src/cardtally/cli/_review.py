@@ -24,6 +24,7 @@ from ..vision.count import CountResult, PhotoCount, count_photos, load_photo
 from ..vision.decks import DeckSet
 from ..vision.detections import UNKNOWN
 from ..vision.label_layout import card_numbers
+from ._leftovers import FROM_PHOTOS, Leftovers
 
 REVIEWS_DIRNAME = "reviews"
 #: A round's two photo sets, by label (messages, review file names), and their keys in its
@@ -40,6 +41,23 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def check_distinct_photos(paths: Sequence[Path]) -> None:
+    """Refuse two files with the same bytes (a photo copied under another name, or given for
+    both the centre and the leftover piles): its cards would count twice."""
+    seen: dict[str, Path] = {}
+    for path in paths:
+        try:
+            digest = sha256_of(Path(path))
+        except OSError:
+            continue  # unreadable: reading it to count says so clearly
+        if digest in seen:
+            raise CardtallyError(
+                f"{seen[digest]} and {path} are the same photo (identical bytes); each photo "
+                "may be counted only once."
+            )
+        seen[digest] = Path(path)
 
 
 def new_review_dir(game_id: int, number: int) -> Path:
@@ -181,12 +199,16 @@ def photo_round_evidence(
     leftover: CountResult,
     fixes: Sequence[str],
     card_fixes: Sequence[str] = (),
+    leftovers: Leftovers = FROM_PHOTOS,
 ) -> dict[str, Any]:
     """The ``evidence`` JSON of a photo-scored round (``round recount`` reads it back).
 
     The photos' counts are those after the ``--card`` corrections (``card_fixes``), which
-    the review images show; ``fixes`` (``--fix``) apply on top of them.
+    the review images show; ``fixes`` (``--fix``) apply on top of them. Typed ``leftovers``
+    count with the leftover photos (there are none then).
     """
+    typed = leftovers.counts(game.players)
+    piles = counts_by_player(game, leftover)
     return {
         "source": "photos",
         EVIDENCE_KEYS["centre"]: counter.evidence(center),
@@ -194,7 +216,8 @@ def photo_round_evidence(
         "fixes": list(fixes),
         "card_fixes": list(card_fixes),
         "counted_center": counts_by_player(game, center),
-        "counted_leftover": counts_by_player(game, leftover),
+        "counted_leftover": {player: n + typed[player] for player, n in piles.items()},
+        **leftovers.to_json(),
     }
 
 
