@@ -130,19 +130,6 @@ def test_photos_named_when_a_set_has_several(photos, tmp_path: Path):
     assert [p["unknown"] for p in saved["evidence"]["center"]] == [0, 1]
 
 
-def test_a_recount_says_it_drops_them(photos):
-    assert score(photos, "--card", "centre:11=Cleo", "--yes").exit_code == 0
-    result = run("round", "recount", "1", "--yes")
-    assert result.exit_code == 0, result.output
-    assert (
-        "Note: the --card corrections of round 1 (centre:11=Cleo) name cards of its first count; "
-        "the re-count numbers the cards anew and does not apply them.\n"
-    ) in result.stderr
-    (saved,) = saved_rounds()
-    assert counts(saved)["Cleo"] == (2, 4)
-    assert saved["evidence"]["card_fixes"] == []
-
-
 @pytest.mark.parametrize(
     ("cards", "message"),
     [

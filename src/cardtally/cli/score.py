@@ -25,6 +25,7 @@ from ..vision.count import CountResult, PhotoCount, check_photo_paths
 from ..vision.decks import DeckSet, load_decks, profile_path
 from ..vision.embed import embedder_version
 from ._ask_corrections import ask_corrections
+from ._audit import now_utc, score_trail
 from ._card_fixes import CardFixer, parse_card_fixes
 from ._game_view import (
     finished_message,
@@ -353,6 +354,7 @@ def score_command(
                 LEFTOVER: counter.run(LEFTOVER, leftover_paths),
             }
             card_texts = card_fixer.texts()
+            fixers = [card_fixer]
             while True:
                 entry, warnings = photo_round(
                     game, results[CENTRE], results[LEFTOVER], fixes, caller_name, leftovers
@@ -375,11 +377,18 @@ def score_command(
                     for label, result in results.items()
                 }
                 card_texts += typed.cards.texts()
+                fixers.append(typed.cards)
                 fixes += typed.fixes
             confirm_or_fail(yes)
             evidence = photo_round_evidence(
                 game, counter, results[CENTRE], results[LEFTOVER], fixes, card_texts, leftovers
             )
+            given = [card for fixer in fixers for card in fixer.given.values()]
+            evidence["hand_cards"] = [card.to_json() for card in given]
+            counted = {CENTRE: evidence["counted_center"], LEFTOVER: evidence["counted_leftover"]}
+            player_of = {seat.deck: seat.player for seat in game.seats}
+            trail = score_trail(game.players, counted, given, fixes, player_of, now_utc())
+            evidence["corrections"] = [correction.to_json() for correction in trail]
             number = save_new_round(ledger, game, entry, warnings, evidence)
             saved = True
         finally:
