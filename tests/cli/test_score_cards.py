@@ -251,7 +251,8 @@ def test_round_edit_card_needs_a_record(photos, cardtally_home: Path):
 
 # -- at the prompt, before saving ------------------------------------------------------------------
 
-PROMPT = "Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), or press Enter:"
+PROMPT = ("Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), n not to save, or "
+          "press Enter to save:")
 
 
 @pytest.fixture

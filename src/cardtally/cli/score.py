@@ -24,9 +24,10 @@ from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_
 from ..vision.count import CountResult, PhotoCount, check_photo_paths
 from ..vision.decks import DeckSet, load_decks, profile_path
 from ..vision.embed import embedder_version
-from ._ask_corrections import ask_corrections
+from ._ask_corrections import DECLINED, ask_corrections
 from ._audit import now_utc, score_trail
 from ._card_fixes import CardFixer, parse_card_fixes
+from ._doubts import point_swings, swing_text
 from ._game_view import (
     finished_message,
     game_json,
@@ -176,9 +177,7 @@ def check_can_confirm(yes: bool) -> None:
 def confirm_or_fail(
     yes: bool,
     question: str = "Save this round?",
-    declined: str = (
-        "Not saved (you declined). Correct with --card or --fix and run score again."
-    ),
+    declined: str = DECLINED,
 ) -> None:
     """Ask before saving; never block when nobody can answer."""
     if yes:
@@ -355,6 +354,7 @@ def score_command(
             }
             card_texts = card_fixer.texts()
             fixers = [card_fixer]
+            answered = False  # Enter at the question about the cards to check saves
             while True:
                 entry, warnings = photo_round(
                     game, results[CENTRE], results[LEFTOVER], fixes, caller_name, leftovers
@@ -363,14 +363,21 @@ def score_command(
                     results[LEFTOVER], LEFTOVER
                 )
                 show_proposal(game, entry, doubtful, warnings, review_dir, as_json)
-                # In a terminal, the cards to check can be corrected before saving.
+                # In a terminal, the cards to check that could change a score can be
+                # corrected before saving; Enter saves the round as shown.
                 if yes or not doubtful or not stdin_is_terminal():
+                    break
+                player_of = {seat.deck: seat.player for seat in game.seats}
+                swings = point_swings(results, player_of, game.players, game.rules)
+                if not swings:
                     break
                 paths = {CENTRE: center_paths, LEFTOVER: leftover_paths}
                 counted = {label: result.photos for label, result in results.items()}
                 check = functools.partial(fixes_hold, game, decks.names, leftovers, list(fixes))
-                typed = ask_corrections(card_fixer, game.players, paths, counted, check)
+                why = f"The cards to check could change the points: {swing_text(swings)}."
+                typed = ask_corrections(card_fixer, game.players, paths, counted, check, why)
                 if typed is None:
+                    answered = True
                     break
                 results = {
                     label: counter.correct_again(label, result, typed.cards.corrected)
@@ -379,7 +386,7 @@ def score_command(
                 card_texts += typed.cards.texts()
                 fixers.append(typed.cards)
                 fixes += typed.fixes
-            confirm_or_fail(yes)
+            confirm_or_fail(yes or answered)
             evidence = photo_round_evidence(
                 game, counter, results[CENTRE], results[LEFTOVER], fixes, card_texts, leftovers
             )
