@@ -150,7 +150,8 @@ def test_recount_with_new_models(scored, monkeypatch, cardtally_home: Path):
     assert cv2.imread(new_review) is not None
     assert not any(Path(p).exists() for p in old_reviews)
     assert files_under(cardtally_home / "reviews") == sorted(
-        Path(p["review_image"]) for p in evidence["center"] + evidence["leftover"]
+        Path(p[kept]) for p in evidence["center"] + evidence["leftover"]
+        for kept in ("review_image", "cards_file")
     )
 
 
@@ -183,16 +184,13 @@ def test_json(scored, monkeypatch):
     assert "Re-count of round 1" in result.stderr
 
 
-def test_hand_corrections_are_noted(scored, monkeypatch):
+def test_counts_typed_by_hand_are_kept(scored, monkeypatch):
     assert run("round", "edit", "1", "--center", "Cleo=3").exit_code == 0
     monkeypatch.setattr(count_module, "identify", yellow_looks_red)
     result = run("round", "recount", "1", "--yes")
     assert result.exit_code == 0, result.output
-    assert (
-        "Note: round 1 was corrected by hand after it was scored; the re-count replaces those "
-        "corrections.\n"
-    ) in result.stderr
-    assert counts(show()["rounds"][0])["Cleo"] == (0, 0)
+    assert "Kept the corrections: --center Cleo=3.\n" in result.stderr
+    assert counts(show()["rounds"][0])["Cleo"] == (3, 0)  # typed: kept; the pile: re-counted
 
 
 def test_prompt_on_a_terminal(scored, monkeypatch, cardtally_home: Path):

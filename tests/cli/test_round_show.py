@@ -37,6 +37,14 @@ def test_a_photo_round(tmp_path: Path, cardtally_home: Path):
                  "--card", "centre:4=Cleo", "--fix", "Ben=pile:-1", "--yes")  # fmt: skip
     assert scored.exit_code == 0, scored.output
     review_dir = next((cardtally_home / "reviews" / "game-1").iterdir())
+    trail = json.loads(run("round", "show", "2", "--json").stdout)["round"]["evidence"]["corrections"]
+    at = trail[0]["at"]
+    assert trail == [
+        {"at": at, "command": "score", "text": "--card centre:centre.png:4=Cleo",
+         "changes": [{"player": "Cleo", "set": "centre", "before": 0, "after": 1}]},
+        {"at": at, "command": "score", "text": "--fix Ben=pile:-1",
+         "changes": [{"player": "Ben", "set": "leftover", "before": 2, "after": 1}]},
+    ]  # fmt: skip
 
     result = run("round", "show", "2")
     assert result.exit_code == 0, result.output
@@ -52,7 +60,9 @@ def test_a_photo_round(tmp_path: Path, cardtally_home: Path):
         f"    review image: {review_dir / 'centre-1-centre-review.jpg'}\n"
         f"  leftover photo: {left.resolve()} (2 cards found)\n"
         f"    review image: {review_dir / 'leftover-2-left-review.jpg'}\n"
-        "Corrections: --fix Ben=pile:-1, --card centre:4=Cleo.\n"
+        "Corrections:\n"
+        f"  {at}  score --card centre:centre.png:4=Cleo: Cleo centre 0 -> 1\n"
+        f"  {at}  score --fix Ben=pile:-1: Ben leftover 2 -> 1\n"
     )
     assert run("round", "show", "1").stdout.endswith("Called out: Ben.\nTyped in by hand.\n")
 
@@ -76,3 +86,41 @@ def test_no_ledger(cardtally_home: Path):
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: No game yet. Start one with: cardtally game new")
     assert not (cardtally_home / "cardtally.db").exists()
+
+
+@pytest.mark.usefixtures("game")
+def test_corrections_after_saving(tmp_path: Path):
+    """``round edit`` adds to the trail, with what each edit changed; a round typed in by hand
+    gets one too."""
+    centre, left = round_photos(tmp_path, ["red"] * 3 + ["purple"], ["blue"] * 2)
+    assert run("round", "add", "--center", "Anna=1", "--center", "Ben=2", "--center", "Cleo=3",
+               "--leftover", "Anna=0", "--leftover", "Ben=1", "--leftover", "Cleo=1",
+               "--caller", "Anna").exit_code == 0  # fmt: skip
+    assert run("score", "--center", str(centre), "--leftover", str(left), "--caller", "Anna",
+               "--yes").exit_code == 0  # fmt: skip
+    assert run("round", "edit", "1", "--center", "Ben=4").exit_code == 0
+    assert run("round", "edit", "2", "--card", "centre:4=Cleo").exit_code == 0
+    assert run("round", "edit", "2", "--center", "Anna=2", "--caller", "Ben").exit_code == 0
+
+    typed = json.loads(run("round", "show", "1", "--json").stdout)["round"]["evidence"]
+    (edit,) = typed["corrections"]
+    assert typed["source"] == "hand"
+    assert (edit["command"], edit["text"], edit["changes"]) == (
+        "round edit", "--center Ben=4", [{"player": "Ben", "set": "centre", "before": 2, "after": 4}]
+    )
+    shown = run("round", "show", "1").stdout
+    assert shown.endswith(f"Typed in by hand.\nCorrections:\n  {edit['at']}  round edit "
+                          "--center Ben=4: Ben centre 2 -> 4\n")  # fmt: skip
+
+    trail = json.loads(run("round", "show", "2", "--json").stdout)["round"]["evidence"]["corrections"]
+    assert [(c["command"], c["text"], c["changes"]) for c in trail] == [
+        ("round edit", "--card centre:4=Cleo",
+         [{"player": "Cleo", "set": "centre", "before": 0, "after": 1}]),
+        ("round edit", "--center Anna=2 --caller Ben",
+         [{"player": "Anna", "set": "centre", "before": 3, "after": 2}]),
+    ]  # fmt: skip
+    assert run("round", "show", "2").stdout.endswith(
+        "Corrections:\n"
+        f"  {trail[0]['at']}  round edit --card centre:4=Cleo: Cleo centre 0 -> 1\n"
+        f"  {trail[1]['at']}  round edit --center Anna=2 --caller Ben: Anna centre 3 -> 2\n"
+    )

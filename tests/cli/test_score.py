@@ -230,15 +230,6 @@ def test_face_up_only(tmp_path: Path, photos):
     assert show()["rounds"][0]["scores"] == {"Anna": 0, "Ben": -4, "Cleo": -8}
 
 
-@pytest.mark.usefixtures("game")
-def test_without_leftover_photo(photos):
-    result = run("score", "--center", str(photos[0]), "--caller", "Anna", "--yes")
-    assert result.exit_code == 0, result.output
-    saved = show()["rounds"][0]
-    assert saved["scores"] == {"Anna": 5, "Ben": 3, "Cleo": 2}
-    assert saved["evidence"]["leftover"] == []
-
-
 # -- failures: nothing saved, nothing left behind ------------------------------------------------
 
 
@@ -361,7 +352,7 @@ def test_other_input_errors(photos, cardtally_home: Path):
     fails(
         cardtally_home,
         "Unknown player 'Zoe' in --caller. The players are: Anna, Ben, Cleo.",
-        "--center", str(photos[0]), "--caller", "Zoe", "--yes",
+        "--center", str(photos[0]), "--no-leftover", "--caller", "Zoe", "--yes",
     )  # fmt: skip
     fails(
         cardtally_home,

@@ -121,26 +121,13 @@ def test_fix_applies_on_top_of_card(photos):
 def test_photos_named_when_a_set_has_several(photos, tmp_path: Path):
     second = write_photo(tmp_path / "more.png", ["purple", "purple"])
     result = run(
-        "score", "--center", str(photos[0]), "--center", str(second), "--caller", "Anna",
-        "--card", "centre:more.png:2=Ben", "--card", "centre:centre.png:11=Ben", "--yes",
+        "score", "--center", str(photos[0]), "--center", str(second), "--no-leftover",
+        "--caller", "Anna", "--card", "centre:more.png:2=Ben", "--card", "centre:centre.png:11=Ben", "--yes",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     (saved,) = saved_rounds()
     assert counts(saved)["Ben"] == (5, 0)
     assert [p["unknown"] for p in saved["evidence"]["center"]] == [0, 1]
-
-
-def test_a_recount_says_it_drops_them(photos):
-    assert score(photos, "--card", "centre:11=Cleo", "--yes").exit_code == 0
-    result = run("round", "recount", "1", "--yes")
-    assert result.exit_code == 0, result.output
-    assert (
-        "Note: the --card corrections of round 1 (centre:11=Cleo) name cards of its first count; "
-        "the re-count numbers the cards anew and does not apply them.\n"
-    ) in result.stderr
-    (saved,) = saved_rounds()
-    assert counts(saved)["Cleo"] == (2, 4)
-    assert saved["evidence"]["card_fixes"] == []
 
 
 @pytest.mark.parametrize(
@@ -180,7 +167,7 @@ def test_set_errors_are_found_before_counting(photos, tmp_path: Path, monkeypatc
          "centre:centre.png:1=Ben."),
     ]:  # fmt: skip
         before = Unchanged(cardtally_home)
-        result = run("score", *args, "--yes")
+        result = run("score", *args, "--no-leftover", "--yes")
         assert result.exit_code == 1, result.output
         assert result.stderr == f"Error: {message}\n"
         before.check()
@@ -264,7 +251,8 @@ def test_round_edit_card_needs_a_record(photos, cardtally_home: Path):
 
 # -- at the prompt, before saving ------------------------------------------------------------------
 
-PROMPT = "Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), or press Enter:"
+PROMPT = ("Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), n not to save, or "
+          "press Enter to save:")
 
 
 @pytest.fixture

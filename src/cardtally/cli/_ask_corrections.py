@@ -19,7 +19,12 @@ from ..scoring.fixes import is_fix
 from ..vision.count import PhotoCount
 from ._card_fixes import CardFixer, parse_card_fixes
 
-PROMPT = "Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), or press Enter"
+PROMPT = (
+    "Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), n not to save, or "
+    "press Enter to save"
+)
+#: Saying no at the question (here or at "Save this round?").
+DECLINED = "Not saved (you declined). Correct with --card or --fix and run score again."
 _SETS = r"(?:centre|center|leftover|pile)"
 #: Corrections are apart by commas or semicolons, or by spaces before the next correction
 #: (a player's name may hold spaces).
@@ -42,17 +47,22 @@ def ask_corrections(
     photos: Mapping[str, Sequence[Path]],
     results: Mapping[str, Sequence[PhotoCount]],
     check_fixes: Callable[[Mapping[str, Sequence[PhotoCount]], list[str]], None],
+    why: str = "",
 ) -> TypedCorrections | None:
-    """Ask until the answer is empty (``None``) or every correction in it holds.
+    """Ask (after the line ``why``) until the answer is empty (``None``: save the round as
+    shown), ``n`` (not saved: an error) or every correction in it holds.
 
     ``check_fixes(photos by set, fixes)`` raises where the count corrections cannot apply to
     the photos once the answer's card corrections are made. A correction that does not hold
     is explained, nothing of that answer is kept, and the question comes again.
     """
     while True:
-        answer = typer.prompt(PROMPT, default="", show_default=False, err=True).strip()
+        question = f"{why}\n{PROMPT}" if why else PROMPT
+        answer = typer.prompt(question, default="", show_default=False, err=True).strip()
         if not answer:
             return None
+        if answer.casefold() in ("n", "no"):
+            raise CardtallyError(DECLINED)
         texts = [text for text in _ANSWER_SPLIT.split(answer) if text]
         count_fixes = [text for text in texts if is_fix(text)]
         try:

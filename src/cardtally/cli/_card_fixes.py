@@ -6,7 +6,8 @@ working out a count to ``--fix``: the card then counts for Cleo's deck, whatever
 made of it (unknown, face up, another player's deck). ``score --card`` applies it to the
 photos as they are counted (the review image shows it); ``round edit --card`` moves the card
 in a saved round, whose evidence lists each card's deck by its number. Card numbers belong to
-one count of one photo, so these corrections cannot be carried over to a re-count.
+one count of one photo, so each corrected card is also kept with its place in the photo
+(``_hand_cards.HandCard``): a re-count gives the card in that place to the same player.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from ..errors import CardtallyError
 from ..scoring.entry import resolve_player
 from ..scoring.rounds import RoundEntry
 from ..vision.count import PhotoCount
-from ..vision.detections import CardIdentities
 from ..vision.label_layout import card_numbers
-from ._review import EVIDENCE_KEYS
+from ._hand_cards import HandCard, given_to, quad_of
+from ._review import EVIDENCE_KEYS, saved_quad_xy
 
 #: The photo set a correction names, as typed -> the set's label in messages and evidence.
 SET_LABELS = {"centre": "centre", "center": "centre", "leftover": "leftover", "pile": "leftover"}
@@ -100,6 +101,8 @@ class CardFixer:
     def __init__(self, fixes: Sequence[CardFix], deck_of: Mapping[str, str]) -> None:
         self.fixes = list(fixes)
         self.deck_of = dict(deck_of)
+        #: The cards corrected so far, by (label, photo path, number).
+        self.given: dict[tuple[str, str, int], HandCard] = {}
 
     def check_photos(self, photos: Mapping[str, Sequence[Path]]) -> None:
         """Each correction names one photo of its set (``photos``: label -> paths); before any
@@ -109,27 +112,26 @@ class CardFixer:
 
     def corrected(self, label: str, photo: PhotoCount) -> tuple[PhotoCount, int]:
         """``photo`` with the cards its corrections name given to their players' decks, and
-        how many corrections it took."""
+        how many corrections it took (each is kept in ``given``, with the card's place)."""
         fixes = [
             fix for fix in self.fixes
             if fix.label == label and fix.photo_name in (None, photo.path.name)
         ]  # fmt: skip
         if not fixes:
             return photo, 0
-        ids = photo.identities
         numbers = card_numbers(photo.detections)
-        deck_index, confidence = ids.deck_index.copy(), ids.confidence.copy()
-        tied = None if ids.tied_decks is None else ids.tied_decks.copy()
+        hits = []
         for fix in fixes:
             if fix.number > len(numbers):  # numbers run 1..n
                 raise _too_few(fix, photo.path.name, len(numbers))
             hit = int(np.flatnonzero(numbers == fix.number)[0])
-            deck_index[hit] = ids.deck_names.index(self.deck_of[fix.player])
-            confidence[hit] = 1.0  # the user looked at it
-            if tied is not None:
-                tied[hit] = -1
-        identities = CardIdentities(deck_index, confidence, ids.deck_names, tied)
-        return dataclasses.replace(photo, identities=identities), len(fixes)
+            hits.append((hit, fix.player))
+            path = str(photo.path.resolve())
+            self.given[(label, path, fix.number)] = HandCard(
+                label, path, fix.number, fix.player, quad_of(photo, hit),
+                photo.identities.deck_name(hit),
+            )
+        return given_to(photo, hits, self.deck_of), len(fixes)
 
     def texts(self) -> list[str]:
         """The corrections as typed (the round's evidence keeps them)."""
@@ -167,7 +169,11 @@ def edit_saved_cards(
         card_decks = photo["card_decks"]
         if fix.number > len(card_decks):
             raise _too_few(fix, Path(str(photo["path"])).name, len(card_decks))
-        old_player = player_of.get(card_decks[fix.number - 1])
+        old_deck = card_decks[fix.number - 1]
+        old_player = player_of.get(old_deck)
+        hand = HandCard(fix.label, str(photo["path"]), fix.number, fix.player,
+                        saved_quad_xy(photo, fix.number), old_deck)
+        edited["hand_cards"] = [*edited.get("hand_cards", []), hand.to_json()]
         if old_player is not None:
             change[fix.label][old_player] = change[fix.label].get(old_player, 0) - 1
         change[fix.label][fix.player] = change[fix.label].get(fix.player, 0) + 1

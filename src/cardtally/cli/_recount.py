@@ -4,8 +4,9 @@ The evidence that ``score`` saved names each photo with its SHA-256, the ``--fix
 and the counted values. A re-count checks every photo is still there and unchanged, counts the
 photos with the current models, applies the same ``--fix`` corrections, shows old and new
 counts, asks (like ``score``) and replaces the round's counts and evidence in one transaction.
-``--card`` corrections name cards by their number in one count's review image, so a re-count
-(whose cards and numbers can differ) says it drops them.
+Hand corrections are kept (``_recount_keep``): cards given by hand go again to the card in
+their place, counts typed with ``round edit`` stay; one that cannot be kept makes the re-count
+refuse unless ``--drop-corrections``.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from typing import Any
 import typer
 
 from ..errors import CardtallyError
-from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry, round_scores
+from ._audit import entry_change
 from ._game_view import game_json, open_for_changes, print_json, result_line, table
+from ._hand_cards import HandCardKeeper
+from ._leftovers import Leftovers
+from ._recount_keep import DROP_HINT, TYPED_OPTIONS, corrections_to_keep, with_typed_counts
 from ._review import (
     ReviewCounter,
     cards_to_check,
@@ -88,23 +92,6 @@ def _check_counted_unchanged(number: int, evidence: dict[str, Any], counted: lis
             )
 
 
-def edited_by_hand(game: Game, stored: StoredRound, evidence: dict[str, Any]) -> bool:
-    """Whether the stored counts differ from what the photos and saved fixes gave."""
-    try:
-        center, pile = apply_fixes(
-            evidence["counted_center"],
-            evidence["counted_leftover"],
-            evidence.get("fixes", []),
-            game.players,
-        )
-    except (KeyError, TypeError, CardtallyError):
-        return True
-    return any(
-        (center.get(c.player), pile.get(c.player)) != (c.center_cards, c.pile_cards)
-        for c in stored.entry.counts
-    )
-
-
 def _change(old: int, new: int, signed: bool = False) -> str:
     fmt = "{:+d}" if signed else "{}"
     return fmt.format(old) if old == new else f"{fmt.format(old)} -> {fmt.format(new)}"
@@ -135,38 +122,48 @@ def counts_json(entry: RoundEntry) -> dict[str, dict[str, int]]:
     return {c.player: {"center": c.center_cards, "leftover": c.pile_cards} for c in entry.counts}
 
 
-def recount_round(number: int, game_id: int | None, *, yes: bool, json_out: bool) -> None:
+def recount_round(number: int, game_id: int | None, *, yes: bool, json_out: bool,
+                  drop_corrections: bool = False) -> None:
     """The ``round recount`` command (see the module docstring)."""
     with open_for_changes() as ledger:
         game = ledger.game(game_id)
         stored = game.round(number)
         evidence, center_paths, leftover_paths = saved_photos(number, stored)
         fixes = list(evidence.get("fixes") or [])
+        kept = corrections_to_keep(game, stored, evidence)
+        if kept.lost and not drop_corrections:
+            raise CardtallyError(
+                f"Cannot re-count round {number} and keep its corrections: "
+                f"{'; '.join(kept.lost)}. {DROP_HINT}"
+            )
+        typed_counts = {} if kept.lost else kept.typed_counts
+        deck_of = {seat.player: seat.deck for seat in game.seats}
+        keeper = HandCardKeeper(number, kept.hand_cards, deck_of, drop_corrections)
         decks = game_decks(game)
         review_dir = new_review_dir(game.id, number)
         saved = False
         try:
-            counter = ReviewCounter(decks, review_dir)
+            counter = ReviewCounter(decks, review_dir, correct=keeper.corrected)
             center = counter.run(CENTRE, center_paths)
             leftover = counter.run(LEFTOVER, leftover_paths)
             _check_counted_unchanged(number, evidence, [*center.photos, *leftover.photos])
-            entry, warnings = photo_round(game, center, leftover, fixes, stored.entry.caller)
+            leftovers = Leftovers.from_evidence(evidence)
+            entry, warnings = photo_round(
+                game, center, leftover, fixes, stored.entry.caller, leftovers
+            )
+            entry = with_typed_counts(entry, typed_counts)
             typer.echo(render_recount(game, number, stored.entry, entry), err=json_out)
             changed = entry != stored.entry
             if changed:
-                if edited_by_hand(game, stored, evidence):
-                    typer.echo(
-                        f"Note: round {number} was corrected by hand after it was scored; the "
-                        "re-count replaces those corrections.",
-                        err=True,
-                    )
-                if card_fixes := evidence.get("card_fixes"):
-                    typer.echo(
-                        f"Note: the --card corrections of round {number} "
-                        f"({', '.join(card_fixes)}) name cards of its first count; the "
-                        "re-count numbers the cards anew and does not apply them.",
-                        err=True,
-                    )
+                kept_texts = [f"--card {card.text}" for card in keeper.kept]
+                kept_texts += [f"{TYPED_OPTIONS[label]} {player}={n}"
+                               for label, values in typed_counts.items()
+                               for player, n in values.items()]
+                if kept_texts:
+                    typer.echo(f"Kept the corrections: {', '.join(kept_texts)}.", err=True)
+                lost = [*kept.lost, *(f"--card {card.text}" for card in keeper.dropped)]
+                if lost:
+                    typer.echo(f"Dropped the corrections: {'; '.join(lost)}.", err=True)
                 for line in cards_to_check(center, CENTRE) + cards_to_check(leftover, LEFTOVER):
                     typer.echo(f"Check: {line}", err=True)
                 for warning in warnings:
@@ -177,7 +174,17 @@ def recount_round(number: int, game_id: int | None, *, yes: bool, json_out: bool
                     f"Replace the counts of round {number}?",
                     f"Not saved (you declined); round {number} is unchanged.",
                 )
-                new_evidence = photo_round_evidence(game, counter, center, leftover, fixes)
+                new_evidence = photo_round_evidence(
+                    game, counter, center, leftover, fixes,
+                    [card.text for card in keeper.kept], leftovers,
+                )
+                new_evidence["hand_cards"] = [card.to_json() for card in keeper.kept]
+                new_evidence["typed_counts"] = typed_counts
+                how = "round recount" + (" --drop-corrections" if drop_corrections else "")
+                new_evidence["corrections"] = [
+                    *evidence.get("corrections", []),
+                    entry_change(how, "", stored.entry, entry).to_json(),
+                ]
                 new_evidence["recounts"] = [
                     *evidence.get("recounts", []),
                     {
@@ -226,10 +233,10 @@ def _remove_old_reviews(evidence: dict[str, Any]) -> None:
     photos = {p["path"] for p in evidence["center"] + evidence["leftover"]}
     folders = set()
     for photo in evidence["center"] + evidence["leftover"]:
-        review = photo.get("review_image")
-        if review and review not in photos:
-            Path(review).unlink(missing_ok=True)
-            folders.add(Path(review).parent)
+        for kept in (photo.get("review_image"), photo.get("cards_file")):
+            if kept and kept not in photos:
+                Path(kept).unlink(missing_ok=True)
+                folders.add(Path(kept).parent)
     for folder in folders:
         with contextlib.suppress(OSError):
             folder.rmdir()  # only when empty: snapped photos stay

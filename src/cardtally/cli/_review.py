@@ -20,10 +20,12 @@ import typer
 from ..errors import CardtallyError
 from ..home import data_home
 from ..scoring.ledger import Game
+from ..vision.card_file import load_cards, save_cards
 from ..vision.count import CountResult, PhotoCount, count_photos, load_photo
 from ..vision.decks import DeckSet
-from ..vision.detections import UNKNOWN
+from ..vision.detections import UNKNOWN, CardDetections, CardIdentities
 from ..vision.label_layout import card_numbers
+from ._leftovers import FROM_PHOTOS, Leftovers
 
 REVIEWS_DIRNAME = "reviews"
 #: A round's two photo sets, by label (messages, review file names), and their keys in its
@@ -40,6 +42,23 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def check_distinct_photos(paths: Sequence[Path]) -> None:
+    """Refuse two files with the same bytes (a photo copied under another name, or given for
+    both the centre and the leftover piles): its cards would count twice."""
+    seen: dict[str, Path] = {}
+    for path in paths:
+        try:
+            digest = sha256_of(Path(path))
+        except OSError:
+            continue  # unreadable: reading it to count says so clearly
+        if digest in seen:
+            raise CardtallyError(
+                f"{seen[digest]} and {path} are the same photo (identical bytes); each photo "
+                "may be counted only once."
+            )
+        seen[digest] = Path(path)
 
 
 def new_review_dir(game_id: int, number: int) -> Path:
@@ -73,17 +92,20 @@ def discard_review_dir(review_dir: Path, keep: Sequence[Path] = ()) -> None:
     typer.echo(f"The photos taken are kept: {', '.join(str(p) for p in keep)}", err=True)
 
 
-def photo_evidence(photo: PhotoCount, review: Path | None) -> dict[str, Any]:
+def photo_evidence(photo: PhotoCount, review: Path | None, cards_file: Path | None = None
+                   ) -> dict[str, Any]:
     """What the ledger keeps about one photo, to review or re-count the round later.
 
     ``card_decks`` lists every card's deck by its number in the review image (card 1 first;
-    ``None`` for cards counted for nobody: unknown or face up), for ``round edit --card``.
+    ``None`` for cards counted for nobody: unknown or face up), for ``round edit --card``;
+    ``cards_file`` the cards as counted, to draw the review image again.
     """
     by_number = np.argsort(card_numbers(photo.detections), kind="stable")
     return {
         "path": str(photo.path.resolve()),
         "sha256": photo.sha256,
         "review_image": None if review is None else str(review),
+        "cards_file": None if cards_file is None else str(cards_file),
         "counts": photo.identities.counts(),
         "unknown": photo.identities.unknown_count,
         "face_up": photo.identities.face_up_count,
@@ -110,6 +132,7 @@ class ReviewCounter:
         self.review_dir = review_dir
         self.correct = correct
         self.reviews: dict[Path, Path] = {}
+        self.card_files: dict[Path, Path] = {}
         self.by_hand: dict[Path, int] = {}
 
     def run(self, label: str, photos: Sequence[Path]) -> CountResult:
@@ -147,16 +170,51 @@ class ReviewCounter:
         return CountResult(tuple(photos), result.deck_names)
 
     def _draw(self, label: str, photo: PhotoCount, image_bgr: np.ndarray, target: Path) -> Path:
-        from ..vision.annotate import annotate, write_review_image
-
-        title = f"{label}: {photo.path.name}"
-        if n_fixed := self.by_hand.get(photo.path, 0):
-            title += f" ({n_fixed} given by hand)"
-        review = annotate(image_bgr, photo.detections, photo.identities, title=title)
-        return write_review_image(target, review)
+        self.card_files[photo.path] = cards_file_of(target)
+        return draw_review(target, label, photo.path.name, self.by_hand.get(photo.path, 0),
+                           image_bgr, in_photo_px(photo), photo.identities)
 
     def evidence(self, result: CountResult) -> list[dict[str, Any]]:
-        return [photo_evidence(p, self.reviews.get(p.path)) for p in result.photos]
+        return [photo_evidence(p, self.reviews.get(p.path), self.card_files.get(p.path))
+                for p in result.photos]
+
+
+def in_photo_px(photo: PhotoCount) -> CardDetections:
+    """The photo's cards in its own pixels (it may have been counted at a smaller size)."""
+    if photo.full_wh is None or photo.full_wh == photo.image_wh:
+        return photo.detections
+    return photo.detections.placed(photo.full_wh[0] / photo.image_wh[0], (0.0, 0.0), photo.full_wh)
+
+
+def saved_quad_xy(photo: dict[str, Any], number: int) -> tuple[tuple[float, float], ...] | None:
+    """Card ``number``'s outline (photo pixels) from a saved photo's cards file, if kept."""
+    cards_file = photo.get("cards_file")
+    if not cards_file or not Path(cards_file).is_file():
+        return None
+    detections, _ = load_cards(Path(cards_file))
+    hits = np.flatnonzero(card_numbers(detections) == number)
+    if len(hits) != 1:
+        return None
+    return tuple((round(float(x), 1), round(float(y), 1)) for x, y in detections.quad_xy[hits[0]])
+
+
+def cards_file_of(review_image: Path) -> Path:
+    """Where the cards drawn in ``review_image`` are kept (beside it)."""
+    return review_image.with_name(review_image.name.removesuffix("-review.jpg") + "-cards.npz")
+
+
+def draw_review(target: Path, label: str, photo_name: str, n_by_hand: int, image_bgr: np.ndarray,
+                detections: CardDetections, identities: CardIdentities) -> Path:
+    """Draw a photo's review image into ``target`` and keep its cards beside it."""
+    from ..vision.annotate import annotate, write_review_image
+
+    title = f"{label}: {photo_name}"
+    if n_by_hand:
+        title += f" ({n_by_hand} given by hand)"
+    review = annotate(image_bgr, detections, identities, title=title)
+    written = write_review_image(target, review)
+    save_cards(cards_file_of(target), detections, identities)
+    return written
 
 
 def _decoded_again(photo: PhotoCount) -> np.ndarray:
@@ -181,12 +239,16 @@ def photo_round_evidence(
     leftover: CountResult,
     fixes: Sequence[str],
     card_fixes: Sequence[str] = (),
+    leftovers: Leftovers = FROM_PHOTOS,
 ) -> dict[str, Any]:
     """The ``evidence`` JSON of a photo-scored round (``round recount`` reads it back).
 
     The photos' counts are those after the ``--card`` corrections (``card_fixes``), which
-    the review images show; ``fixes`` (``--fix``) apply on top of them.
+    the review images show; ``fixes`` (``--fix``) apply on top of them. Typed ``leftovers``
+    count with the leftover photos (there are none then).
     """
+    typed = leftovers.counts(game.players)
+    piles = counts_by_player(game, leftover)
     return {
         "source": "photos",
         EVIDENCE_KEYS["centre"]: counter.evidence(center),
@@ -194,7 +256,8 @@ def photo_round_evidence(
         "fixes": list(fixes),
         "card_fixes": list(card_fixes),
         "counted_center": counts_by_player(game, center),
-        "counted_leftover": counts_by_player(game, leftover),
+        "counted_leftover": {player: n + typed[player] for player, n in piles.items()},
+        **leftovers.to_json(),
     }
 
 
@@ -226,3 +289,34 @@ def cards_to_check(result: CountResult, label: str = "",
             lines.append(f"{where}: card{'s' if len(unknown) > 1 else ''} {listed} "
                          f"match{'es' if len(unknown) == 1 else ''} {nobody}")
     return lines
+
+
+def why_not_redrawn(photo: dict[str, Any]) -> str | None:
+    """Why a saved photo's review image cannot be drawn again (``None``: it can)."""
+    path = Path(str(photo.get("path")))
+    if not photo.get("review_image") or not photo.get("cards_file"):
+        return "the round keeps no record of its cards' outlines"
+    if not Path(photo["cards_file"]).is_file():
+        return f"{photo['cards_file']} is missing"
+    if not path.is_file():
+        return f"its photo {path} is missing"
+    if sha256_of(path) != photo.get("sha256"):
+        return f"its photo {path} has changed since the round was scored"
+    return None
+
+
+def redraw_saved_review(label: str, photo: dict[str, Any], n_by_hand: int) -> None:
+    """Draw a saved photo's review image again with its cards' decks as the evidence now
+    gives them (``card_decks``, by number), e.g. after ``round edit --card``."""
+    detections, identities = load_cards(Path(photo["cards_file"]))
+    numbers = card_numbers(detections)
+    deck_index, confidence = identities.deck_index.copy(), identities.confidence.copy()
+    for i, number in enumerate(numbers):
+        name = photo["card_decks"][number - 1]
+        if name in identities.deck_names and name != identities.deck_name(i):
+            deck_index[i] = identities.deck_names.index(name)
+            confidence[i] = 1.0  # given by hand
+    edited = CardIdentities(deck_index, confidence, identities.deck_names, identities.tied_decks)
+    loaded = load_photo(Path(photo["path"]))
+    draw_review(Path(photo["review_image"]), label, Path(photo["path"]).name, n_by_hand,
+                loaded.image.bgr, detections, edited)

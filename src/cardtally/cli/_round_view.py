@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..scoring.ledger import Game
+from ._audit import trail_lines
 from ._game_view import render_round
 from ._review import EVIDENCE_KEYS
 
@@ -32,8 +33,16 @@ def _photo_lines(evidence: dict[str, Any]) -> list[str]:
 def _evidence_lines(evidence: Any) -> list[str]:
     """What a photo round was scored from; one line for a round typed in by hand."""
     if not isinstance(evidence, dict) or evidence.get("source") != "photos":
-        return ["Typed in by hand."]
+        return ["Typed in by hand.", *trail_lines(evidence)]
     lines = ["Scored from photos:", *_photo_lines(evidence)]
+    source = evidence.get("leftover_source")
+    if source in ("typed", "none"):
+        typed = evidence.get("typed_leftover") or {}
+        lines.append("  leftover piles: " + (", ".join(f"{p}={n}" for p, n in typed.items())
+                                             + " (typed)" if source == "typed" else "all empty"))
+    if "corrections" in evidence:
+        return [*lines, *trail_lines(evidence)]
+    # Rounds saved before the audit trail: the corrections as typed.
     fixes = [f"--fix {text}" for text in evidence.get("fixes") or []]
     fixes += [f"--card {text}" for text in evidence.get("card_fixes") or []]
     if fixes:

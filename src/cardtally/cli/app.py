@@ -11,7 +11,8 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
 class _ErrorBoundaryGroup(TyperGroup):
-    """Root command group: turns a :class:`CardtallyError` into ``Error: ...`` and exit 1.
+    """Root command group: turns a :class:`CardtallyError` into ``Error: ...`` and exit 1
+    (2 for a :class:`~cardtally.errors.UsageError`).
 
     Sub-groups run inside the root's ``invoke``, so this one boundary covers every command,
     including under ``typer.testing.CliRunner``.
@@ -22,7 +23,7 @@ class _ErrorBoundaryGroup(TyperGroup):
             return super().invoke(ctx)
         except CardtallyError as exc:
             typer.echo(f"Error: {exc}", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(exc.exit_code) from None
 
 
 app = typer.Typer(

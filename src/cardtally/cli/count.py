@@ -13,7 +13,7 @@ from ..errors import CardtallyError
 from ..vision.count import CountResult, PhotoCount, check_photo_paths, count_photos
 from ..vision.decks import DeckSet, load_decks
 from ..vision.embed import embedder_version
-from ._review import cards_to_check
+from ._review import cards_to_check, check_distinct_photos
 from .app import app
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
@@ -108,6 +108,7 @@ def count_command(
 ) -> None:
     """Count the cards of each calibrated deck in one or more photos (summed)."""
     check_photo_paths(photos)
+    check_distinct_photos(photos)
     decks = calibrated_decks(decks_only)
     write_review, written = review_writer(annotate_dir)
     report = progress_printer(len(photos))

@@ -11,7 +11,9 @@ from ..errors import CardtallyError
 from ..scoring.entry import build_round
 from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import physical_warnings
+from ._audit import entry_change, with_correction
 from ._card_fixes import edit_saved_cards, moved, parse_card_fixes
+from ._edit_record import edit_text, redraw_reviews, reviews_to_redraw, with_typed_counts
 from ._game_view import (
     echo_warnings,
     finished_message,
@@ -153,7 +155,7 @@ def edit(
         with ledger.transaction():
             game = ledger.game(game_id)
             stored = game.round(number)
-            base, evidence = stored.entry, None
+            base, evidence = stored.entry, stored.evidence
             if card:
                 fixes = parse_card_fixes(card, game.players)
                 deck_of = {seat.player: seat.deck for seat in game.seats}
@@ -168,8 +170,13 @@ def edit(
                 clear_caller=no_caller,
             )
             warnings = _checked(physical_warnings(entry, game.rules), strict)
+            typed = edit_text(card, center, leftover, caller, no_caller)
+            evidence = with_typed_counts(evidence, center or [], leftover or [], entry)
+            evidence = with_correction(evidence, entry_change("round edit", typed, stored.entry, entry))
+            redraw = reviews_to_redraw(evidence, card or [], game.players)
             ledger.replace_round(game.id, number, entry, warnings, evidence=evidence)
             game = ledger.game(game.id)
+        redraw_reviews(redraw)
         echo_warnings(number, warnings)
         _report(ledger, game, number, json_out)
 
@@ -211,13 +218,22 @@ def recount(
     number: Annotated[int, typer.Argument(help="The round to re-count (1 is the first).")],
     game_id: GameOption = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Save without asking.")] = False,
+    drop_corrections: Annotated[
+        bool,
+        typer.Option(
+            "--drop-corrections",
+            help="Re-count even where a hand correction cannot be kept (it is dropped).",
+        ),
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Count a photo-scored round again from its saved photos with the current models.
 
-    The photos must be unchanged (same SHA-256); the --fix corrections saved with the round
-    are applied again. Old and new counts are shown before the round is replaced.
+    The photos must be unchanged (same SHA-256). The corrections are kept: --fix applied
+    again, cards given by hand (--card) given again to the card in the same place, counts
+    typed with round edit kept as typed; where one cannot be kept, the re-count refuses
+    unless --drop-corrections. Old and new counts are shown before the round is replaced.
     """
     from ._recount import recount_round
 
-    recount_round(number, game_id, yes=yes, json_out=json_out)
+    recount_round(number, game_id, yes=yes, json_out=json_out, drop_corrections=drop_corrections)

@@ -24,8 +24,10 @@ from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_
 from ..vision.count import CountResult, PhotoCount, check_photo_paths
 from ..vision.decks import DeckSet, load_decks, profile_path
 from ..vision.embed import embedder_version
-from ._ask_corrections import ask_corrections
+from ._ask_corrections import DECLINED, ask_corrections
+from ._audit import now_utc, score_trail
 from ._card_fixes import CardFixer, parse_card_fixes
+from ._doubts import point_swings, swing_text
 from ._game_view import (
     finished_message,
     game_json,
@@ -34,9 +36,11 @@ from ._game_view import (
     result_line,
     table,
 )
+from ._leftovers import FROM_PHOTOS, PHOTOS, Leftovers, leftover_choice, typed_leftovers
 from ._review import (
     ReviewCounter,
     cards_to_check,
+    check_distinct_photos,
     counts_by_player,
     discard_review_dir,
     new_review_dir,
@@ -74,7 +78,7 @@ def check_fixes(fixes: Sequence[str], players: Sequence[str]) -> None:
     apply_fixes(big, big, fixes, players)
 
 
-def fixes_hold(game: Game, deck_names: Sequence[str], fixes: Sequence[str],
+def fixes_hold(game: Game, deck_names: Sequence[str], leftovers: Leftovers, fixes: Sequence[str],
                photos: Mapping[str, Sequence[PhotoCount]], more_fixes: Sequence[str]) -> None:
     """Raise where ``fixes`` and ``more_fixes`` cannot apply to the counts of ``photos``
     (by set label): an unknown player, a count made negative."""
@@ -82,7 +86,12 @@ def fixes_hold(game: Game, deck_names: Sequence[str], fixes: Sequence[str],
         counts_by_player(game, CountResult(tuple(photos[label]), tuple(deck_names)))
         for label in (CENTRE, LEFTOVER)
     )
+    leftover = _plus(leftover, leftovers.counts(game.players))
     apply_fixes(center, leftover, [*fixes, *more_fixes], game.players)
+
+
+def _plus(counts: Mapping[str, int], more: Mapping[str, int]) -> dict[str, int]:
+    return {player: n + more.get(player, 0) for player, n in counts.items()}
 
 
 def photo_round(
@@ -91,11 +100,13 @@ def photo_round(
     leftover: CountResult,
     fixes: Sequence[str],
     caller: str | None,
+    leftovers: Leftovers = FROM_PHOTOS,
 ) -> tuple[RoundEntry, list[str]]:
-    """The round the photos show (after ``fixes``) and its warnings (physical checks, cards
-    not scored, photos without cards)."""
+    """The round the photos (and typed ``leftovers``) show after ``fixes``, and its warnings
+    (physical checks, cards not scored, photos without cards)."""
+    piles = _plus(counts_by_player(game, leftover), leftovers.counts(game.players))
     center_counts, pile_counts = apply_fixes(
-        counts_by_player(game, center), counts_by_player(game, leftover), fixes, game.players
+        counts_by_player(game, center), piles, fixes, game.players
     )
     entry = RoundEntry(
         tuple(PlayerCounts(p, center_counts[p], pile_counts[p]) for p in game.players), caller
@@ -166,9 +177,7 @@ def check_can_confirm(yes: bool) -> None:
 def confirm_or_fail(
     yes: bool,
     question: str = "Save this round?",
-    declined: str = (
-        "Not saved (you declined). Correct with --card or --fix and run score again."
-    ),
+    declined: str = DECLINED,
 ) -> None:
     """Ask before saving; never block when nobody can answer."""
     if yes:
@@ -193,20 +202,23 @@ def save_new_round(
         return ledger.add_round(seen.id, entry, warnings, evidence=evidence)
 
 
-def snap_photos(camera: str, review_dir: Path, taken: list[Path]) -> tuple[list[Path], list[Path]]:
-    """Photograph the centre, then the leftover piles, into the round's review folder.
+def snap_photos(
+    camera: str, review_dir: Path, taken: list[Path], piles: bool = True
+) -> tuple[list[Path], list[Path]]:
+    """Photograph the centre, then (``piles``) the leftover piles, into the round's review
+    folder.
 
     Each photo is appended to ``taken`` as soon as it is saved (so a failure keeps it).
     """
     from ..vision.camera import DEFAULT_BURST_FRAMES, snap_photo
 
-    for label in (CENTRE, LEFTOVER):
+    for label in (CENTRE, LEFTOVER) if piles else (CENTRE,):
         path = snap_photo(camera, review_dir, DEFAULT_BURST_FRAMES, SNAP_PROMPTS[label])
         target = review_dir / f"{label}{path.suffix}"
         path.rename(target)
         taken.append(target)
         typer.echo(f"Saved the {label} photo: {target}", err=True)
-    return [taken[0]], [taken[1]]
+    return taken[:1], taken[1:]
 
 
 def echo_saved_warnings(number: int, warnings: Sequence[str]) -> None:
@@ -241,6 +253,20 @@ def score_command(
             show_default=False,
         ),
     ] = None,
+    left: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--left",
+            metavar="NAME=N",
+            help="Cards left in a player's Ligretto pile, typed instead of photographed "
+            "(repeat for each player; the caller's may be left out).",
+            show_default=False,
+        ),
+    ] = None,
+    no_leftover: Annotated[
+        bool,
+        typer.Option("--no-leftover", help="Every Ligretto pile is empty (no leftover photo)."),
+    ] = False,
     snap: Annotated[
         bool,
         typer.Option("--snap", help="Take the centre and leftover photos with the camera instead."),
@@ -290,6 +316,7 @@ def score_command(
 ) -> None:
     """Score a round from photos: count each player's cards, check, confirm and save."""
     fixes = list(fix or [])
+    leftover_source = leftover_choice(leftover or [], left or [], no_leftover, snap)
     if snap and (center or leftover):
         raise CardtallyError("Give either --snap or --center/--leftover photos, not both.")
     if not snap and not center:
@@ -298,12 +325,14 @@ def score_command(
         )
     center_paths, leftover_paths = list(center or []), list(leftover or [])
     check_photo_paths(center_paths + leftover_paths)
+    check_distinct_photos(center_paths + leftover_paths)
     check_can_confirm(yes)
     with open_for_changes() as ledger:
         game = ledger.game(game_id)
         if game.summary.finished and not force:
             raise CardtallyError(finished_message(game))
         caller_name = resolve_player(caller, game.players, "--caller") if caller else None
+        leftovers = typed_leftovers(leftover_source, left or [], game.players, caller_name)
         check_fixes(fixes, game.players)
         card_fixer = CardFixer(
             parse_card_fixes(card or [], game.players), {s.player: s.deck for s in game.seats}
@@ -314,7 +343,9 @@ def score_command(
         saved = False
         try:
             if snap:
-                center_paths, leftover_paths = snap_photos(camera, review_dir, snapped)
+                center_paths, leftover_paths = snap_photos(
+                    camera, review_dir, snapped, piles=leftovers.source == PHOTOS
+                )
             card_fixer.check_photos({CENTRE: center_paths, LEFTOVER: leftover_paths})
             counter = ReviewCounter(decks, review_dir, correct=card_fixer.corrected)
             results = {
@@ -322,33 +353,49 @@ def score_command(
                 LEFTOVER: counter.run(LEFTOVER, leftover_paths),
             }
             card_texts = card_fixer.texts()
+            fixers = [card_fixer]
+            answered = False  # Enter at the question about the cards to check saves
             while True:
                 entry, warnings = photo_round(
-                    game, results[CENTRE], results[LEFTOVER], fixes, caller_name
+                    game, results[CENTRE], results[LEFTOVER], fixes, caller_name, leftovers
                 )
                 doubtful = cards_to_check(results[CENTRE], CENTRE) + cards_to_check(
                     results[LEFTOVER], LEFTOVER
                 )
                 show_proposal(game, entry, doubtful, warnings, review_dir, as_json)
-                # In a terminal, the cards to check can be corrected before saving.
+                # In a terminal, the cards to check that could change a score can be
+                # corrected before saving; Enter saves the round as shown.
                 if yes or not doubtful or not stdin_is_terminal():
+                    break
+                player_of = {seat.deck: seat.player for seat in game.seats}
+                swings = point_swings(results, player_of, game.players, game.rules)
+                if not swings:
                     break
                 paths = {CENTRE: center_paths, LEFTOVER: leftover_paths}
                 counted = {label: result.photos for label, result in results.items()}
-                check = functools.partial(fixes_hold, game, decks.names, list(fixes))
-                typed = ask_corrections(card_fixer, game.players, paths, counted, check)
+                check = functools.partial(fixes_hold, game, decks.names, leftovers, list(fixes))
+                why = f"The cards to check could change the points: {swing_text(swings)}."
+                typed = ask_corrections(card_fixer, game.players, paths, counted, check, why)
                 if typed is None:
+                    answered = True
                     break
                 results = {
                     label: counter.correct_again(label, result, typed.cards.corrected)
                     for label, result in results.items()
                 }
                 card_texts += typed.cards.texts()
+                fixers.append(typed.cards)
                 fixes += typed.fixes
-            confirm_or_fail(yes)
+            confirm_or_fail(yes or answered)
             evidence = photo_round_evidence(
-                game, counter, results[CENTRE], results[LEFTOVER], fixes, card_texts
+                game, counter, results[CENTRE], results[LEFTOVER], fixes, card_texts, leftovers
             )
+            given = [card for fixer in fixers for card in fixer.given.values()]
+            evidence["hand_cards"] = [card.to_json() for card in given]
+            counted = {CENTRE: evidence["counted_center"], LEFTOVER: evidence["counted_leftover"]}
+            player_of = {seat.deck: seat.player for seat in game.seats}
+            trail = score_trail(game.players, counted, given, fixes, player_of, now_utc())
+            evidence["corrections"] = [correction.to_json() for correction in trail]
             number = save_new_round(ledger, game, entry, warnings, evidence)
             saved = True
         finally:
