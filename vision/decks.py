@@ -112,7 +112,8 @@ def profile_path(name: str) -> Path:
     return decks_dir() / f"{check_deck_name(name)}{PROFILE_SUFFIX}"
 
 
-def _corrupt(path: Path, why: str) -> CardtallyError:
+def corrupt_profile(path: Path, why: str) -> CardtallyError:
+    """The error for a deck profile that cannot be used as it is: name the file, say to redo it."""
     return CardtallyError(
         f"The deck profile {path} is corrupt ({why}); remove it with "
         f"'cardtally decks remove {path.stem}' and calibrate the deck again."
@@ -126,9 +127,9 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
     except OSError as exc:
         raise CardtallyError(f"Cannot read the deck profile {path}: {exc.strerror}.") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise _corrupt(path, "not valid JSON") from None
+        raise corrupt_profile(path, "not valid JSON") from None
     if not isinstance(raw, dict):
-        raise _corrupt(path, "not a JSON object")
+        raise corrupt_profile(path, "not a JSON object")
     if raw.get("format_version") != FORMAT_VERSION:
         raise CardtallyError(
             f"The deck profile {path} has format version {raw.get('format_version')!r}, "
@@ -148,9 +149,11 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
             template=decode_template(raw["template"]) if "template" in raw else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise _corrupt(path, f"bad or missing field: {exc}") from None
+        raise corrupt_profile(path, f"bad or missing field: {exc}") from None
     if not np.all(np.isfinite(prototypes)) or not -1.0 <= profile.threshold <= 1.0:
-        raise _corrupt(path, "values out of range")
+        raise corrupt_profile(path, "values out of range")
+    if profile.name != path.stem:
+        raise corrupt_profile(path, f"it names the deck {profile.name!r}, its file {path.stem!r}")
     if embedder_version is not None:
         check_compatible(profile, path, embedder_version)
     return profile
@@ -159,6 +162,10 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
 def check_compatible(profile: DeckProfile, path: Path, embedder_version: str) -> None:
     """Refuse a profile made by a different embedder: its prototypes live in another space."""
     if profile.embedder_version != embedder_version:
+        # A damaged model file has another hash too: say so rather than "calibrate again".
+        from .embed import default_embedder
+
+        default_embedder()
         raise CardtallyError(
             f"The deck profile {path} was made with embedder {profile.embedder_version}, but this "
             f"cardtally uses {embedder_version}; calibrate the deck again with "
@@ -203,11 +210,22 @@ def load_decks(names: list[str] | None = None, embedder_version: str | None = No
     else:
         paths = []
         for name in names:
+            if names.count(name) > 1:
+                raise CardtallyError(f"Deck {name} is named twice; name each deck once.")
             path = profile_path(name)
             if not path.exists():
                 raise CardtallyError(f"No such deck: {name}")
             paths.append(path)
-    return DeckSet(tuple(read_profile(p, embedder_version) for p in paths))
+    profiles = tuple(read_profile(p, embedder_version) for p in paths)
+    dims = [p.embedding_dim for p in profiles]
+    if len(set(dims)) > 1:  # a hand-edited profile: name it rather than fail on the arrays
+        from .embed import background_embeddings
+
+        shipped = background_embeddings().shape[1]  # breaks a tie between two decks
+        usual = max(dims, key=lambda dim: (dims.count(dim), dim == shipped))
+        path, dim = next((p, d) for p, d in zip(paths, dims, strict=True) if d != usual)
+        raise corrupt_profile(path, f"its prototypes have {dim} values, the other decks' {usual}")
+    return DeckSet(profiles)
 
 
 def remove_deck(name: str) -> Path:

@@ -22,7 +22,10 @@ def load_packaged_model(filename: str, threads: int | None = None) -> ort.Infere
         raise CardtallyError(
             f"The model file {filename} is missing from the installation; reinstall cardtally."
         ) from None
-    return model_session(model_bytes, filename, threads)
+    try:
+        return model_session(model_bytes, filename, threads)
+    except CardtallyError:
+        raise damaged_model(filename) from None
 
 
 def model_session(
@@ -45,4 +48,13 @@ def model_session(
     try:
         return ort.InferenceSession(model_bytes, options, providers=chosen)
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
-        raise CardtallyError(f"The model file {filename} cannot be loaded ({exc}); reinstall.") from None
+        detail = " ".join(str(exc).split())
+        raise CardtallyError(f"The model file {filename} cannot be loaded ({detail}).") from None
+
+
+def damaged_model(filename: str) -> CardtallyError:
+    """The error for a shipped model file that is there but cannot be read."""
+    return CardtallyError(
+        f"The model file {filename} is damaged, so the installation is damaged; reinstall "
+        "cardtally (pip install --force-reinstall cardtally)."
+    )
