@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -23,11 +22,11 @@ import numpy as np
 from cardtally.errors import CardtallyError
 from cardtally.home import decks_dir, ensure_data_home
 
+from ..scoring.names import check_deck_name
 from .templates import DeckTemplate, decode_template, encode_template
 
 FORMAT_VERSION = 1
 PROFILE_SUFFIX = ".json"
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
 
 @dataclass(frozen=True)
@@ -95,16 +94,6 @@ class DeckSet:
 def now_iso() -> str:
     """Current UTC time, second precision, for the ``created`` field."""
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-
-
-def check_deck_name(name: str) -> str:
-    """Return ``name`` if it can be a deck (and file) name, else raise :class:`CardtallyError`."""
-    if not _NAME_RE.match(name):
-        raise CardtallyError(
-            f"Invalid deck name {name!r}: use 1-40 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit."
-        )
-    return name
 
 
 def profile_path(name: str) -> Path:

@@ -174,6 +174,32 @@ CASES = [
          LEDGER_EDITED.replace("{what}", "round 1's evidence column is not the JSON cardtally "
                                "writes"),
          edit_ledger("UPDATE rounds SET evidence = '{oops'")),
+    # 4. names that cannot hurt
+    Case("player-name-newline", ("game", "new", "-p", "Dan\nSaved: forged=red", "-p", "Eve=blue"),
+         "Invalid player name 'Dan\\nSaved: forged': it holds a control character (a newline, a "
+         "terminal escape, ...); use letters, digits, spaces and punctuation."),
+    Case("player-name-ansi", ("game", "new", "-p", "\x1b[2JDan=red", "-p", "Eve=blue"),
+         "Invalid player name '\\x1b[2JDan': it holds a control character (a newline, a "
+         "terminal escape, ...); use letters, digits, spaces and punctuation."),
+    Case("player-name-invisible-twin", ("game", "new", "-p", "Dan=red", "-p", "D\u200ban=blue"),
+         "Player 'D\\u200ban' is listed twice."),
+    Case("player-name-only-invisible", ("game", "new", "-p", "\u200b\u2060=red", "-p", "Eve=blue"),
+         "Invalid player name '\\u200b\\u2060': it shows nothing."),
+    Case("deck-name-path", ("game", "new", "-p", "Dan=../../x", "-p", "Eve=blue"),
+         "Invalid deck name '../../x': use 1-40 letters, digits, '.', '_' or '-', starting with a "
+         "letter or digit."),
+    Case("deck-name-long", ("game", "new", "-p", "Dan=" + "r" * 41, "-p", "Eve=blue"),
+         f"Invalid deck name '{'r' * 41}': use 1-40 letters, digits, '.', '_' or '-', starting "
+         "with a letter or digit."),
+    *[
+        Case(f"count-{label}", ("round", "edit", "1", "--center", f"Anna={value}"),
+             f"Bad count in --center Anna={value}: '{value}' is not a whole number of cards.")
+        for label, value in (("arabic-digit", "\u0663"), ("underscore", "1_0"), ("plus", "+3"),
+                             ("fullwidth", "\uff13"))
+    ],
+    Case("fix-arabic-digit", (*SCORE, "--fix", "Anna=centre:+\u0663"),
+         "Bad --fix 'Anna=centre:+\u0663': write NAME=centre:+N or NAME=pile:-N, e.g. --fix "
+         "Anna=centre:+1."),
     # 3. misleading errors
     Case("embedder-onnx-truncated", COUNT, DAMAGED_MODEL.replace("{file}", "back_embedder.onnx"),
          damaged_model_file("back_embedder.onnx", truncated("back_embedder.onnx"))),
@@ -216,3 +242,18 @@ def test_bad_input_gives_one_error_line_and_changes_nothing(
     assert result.stderr.endswith(f"Error: {case.message.format(**fill)}\n"), result.stderr
     assert result.stderr.count("Error: ") == 1
     assert snapshot(cardtally_home) == before
+
+
+def test_csv_export_quotes_names_a_spreadsheet_would_run(tmp_path: Path) -> None:
+    assert run("game", "new", "-p", "@Ann=red", "-p", "+Ben=blue", "-p", "Cleo=yellow").exit_code == 0
+    result = run("round", "add", "--center", "@ann=4", "--center", "+ben=1", "--center", "Cleo=0",
+                 "--leftover", "@Ann=0", "--leftover", "+Ben=2", "--leftover", "Cleo=3",
+                 "--caller", "@Ann")
+    assert result.exit_code == 0, result.output
+    exported = run("game", "export", "--csv")
+    assert exported.exit_code == 0, exported.output
+    rows = [line.split(",")[2:] for line in exported.stdout.splitlines()[1:]]
+    # Only the names are quoted; negative points stay numbers.
+    assert rows == [["'@Ann", "red", "4", "0", "1", "4", "4"],
+                    ["'+Ben", "blue", "1", "2", "0", "-3", "-3"],
+                    ["Cleo", "yellow", "0", "3", "0", "-6", "-6"]]
