@@ -432,6 +432,12 @@ def _translate_errors(path: Path) -> Iterator[None]:
         text = str(exc)
         if "locked" in text or "busy" in text:
             raise CardtallyError(BUSY_MESSAGE) from None
+        if "disk is full" in text or "disk I/O error" in text:
+            # A failed write is rolled back (the journal restores the file on the next open).
+            raise CardtallyError(
+                f"Cannot write the game ledger {path}: {text} (is the disk full?). Nothing was "
+                "changed; free some space and try again."
+            ) from None
         raise CardtallyError(f"Cannot use the game ledger {path}: {text}.") from None
     except sqlite3.DatabaseError as exc:
         raise _not_a_ledger(path, f"damaged: {exc}") from None

@@ -109,6 +109,14 @@ def corrupt_profile(path: Path, why: str) -> CardtallyError:
     )
 
 
+def check_embedding_dim(profile: DeckProfile, embedding_dim: int) -> None:
+    """Refuse a profile whose prototypes cannot be compared with the embedder's vectors (a
+    hand-edited file: the embedder version alone does not catch it)."""
+    if profile.embedding_dim != embedding_dim:
+        raise corrupt_profile(profile_path(profile.name), f"its prototypes have "
+                              f"{profile.embedding_dim} values, this embedder's {embedding_dim}")
+
+
 def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile:
     """Load one profile file; check its embedder version when ``embedder_version`` is given."""
     try:

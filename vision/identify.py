@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .consensus import ConsensusSettings, settle_by_consensus
-from .decks import DeckSet, corrupt_profile, profile_path
+from .decks import DeckSet, check_embedding_dim
 from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
 from .embed import BackEmbedder, Embeddings, default_embedder
 from .rectify import CardCrops, card_crops
@@ -74,11 +74,8 @@ def deck_similarities(embeddings: Embeddings, decks: DeckSet) -> np.ndarray:
     n = len(embeddings)
     sims = np.full((n, len(decks)), -1.0, np.float32)
     for k, profile in enumerate(decks.profiles):
-        if n and profile.embedding_dim != embeddings.vectors.shape[1]:
-            raise corrupt_profile(
-                profile_path(profile.name), f"its prototypes have {profile.embedding_dim} "
-                f"values, this embedder's {embeddings.vectors.shape[1]}")
         if n:
+            check_embedding_dim(profile, embeddings.vectors.shape[1])
             sims[:, k] = (embeddings.vectors @ profile.prototypes.T).max(axis=1)
     return sims
 
