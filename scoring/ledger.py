@@ -213,6 +213,12 @@ class Ledger:
         with self._reading() as conn:
             return [row[0] for row in conn.execute("SELECT id FROM games ORDER BY id")]
 
+    def games_with_deck(self, deck: str) -> list[tuple[int, str]]:
+        """(game id, player) of every game in which someone plays ``deck``."""
+        with self._reading() as conn:
+            return [(int(game_id), str(name)) for game_id, name in conn.execute(
+                "SELECT game_id, name FROM players WHERE deck = ? ORDER BY game_id", (deck,))]
+
     def game(self, game_id: int | None = None) -> Game:
         """Game ``game_id``, or the current game when None."""
         if game_id is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,6 +45,8 @@ class DeckProfile:
     face_up_prob_limit: float = 0.4
     #: Card-frame template of the back (tells sibling decks apart), or None.
     template: DeckTemplate | None = None
+    #: SHA-256 of the calibration photos (hex), so one photo cannot calibrate two decks.
+    photo_sha256: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.prototypes.ndim != 2 or len(self.prototypes) == 0:
@@ -66,6 +69,8 @@ class DeckProfile:
         }
         if self.template is not None:
             data["template"] = encode_template(self.template)
+        if self.photo_sha256:
+            data["photo_sha256"] = list(self.photo_sha256)
         return data
 
 
@@ -144,6 +149,7 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
             created=str(raw["created"]),
             face_up_prob_limit=float(raw.get("face_up_prob_limit", 0.4)),
             template=decode_template(raw["template"]) if "template" in raw else None,
+            photo_sha256=tuple(str(h) for h in raw.get("photo_sha256", ())),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise corrupt_profile(path, f"bad or missing field: {exc}") from None
@@ -223,6 +229,22 @@ def load_decks(names: list[str] | None = None, embedder_version: str | None = No
         path, dim = next((p, d) for p, d in zip(paths, dims, strict=True) if d != usual)
         raise corrupt_profile(path, f"its prototypes have {dim} values, the other decks' {usual}")
     return DeckSet(profiles)
+
+
+def check_photos_are_new(deck: str, photos: Sequence[Path], digests: Sequence[str]) -> None:
+    """Refuse a calibration photo that already calibrated another deck (the same bytes):
+    its cards would then count for both decks. Recalibrating ``deck`` itself may reuse them."""
+    for path in profile_paths():
+        if path.stem == deck:
+            continue
+        profile = read_profile(path)
+        for photo, digest in zip(photos, digests, strict=True):
+            if digest in profile.photo_sha256:
+                raise CardtallyError(
+                    f"{photo} already calibrated deck {profile.name!r}; calibrate each deck from "
+                    f"photos of its own cards (or deck {profile.name!r} again with 'cardtally "
+                    f"calibrate {profile.name} PHOTO... --replace')."
+                )
 
 
 def remove_deck(name: str) -> Path:

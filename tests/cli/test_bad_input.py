@@ -22,6 +22,7 @@ from photo_fakes import calibrate, fake_vision, write_photo  # noqa: F401  (fixt
 from typer.testing import CliRunner
 
 from cardtally.cli import app
+from cardtally.cli._review import sha256_of
 from cardtally.vision import embed, onnx_session
 
 SAMPLE_CENTRE = Path(__file__).resolve().parents[2] / "samples" / "round1" / "centre.jpg"
@@ -200,6 +201,17 @@ CASES = [
     Case("fix-arabic-digit", (*SCORE, "--fix", "Anna=centre:+\u0663"),
          "Bad --fix 'Anna=centre:+\u0663': write NAME=centre:+N or NAME=pile:-N, e.g. --fix "
          "Anna=centre:+1."),
+    # 6. a deck a game uses
+    Case("decks-remove-used", ("decks", "remove", "red"),
+         "Deck 'red' is played in game 1 (Anna); add --force to remove it anyway (then calibrate "
+         "it again before scoring that game)."),
+    # 7. one photo, two decks
+    Case("calibrate-photo-of-another-deck", ("calibrate", "green", "{tmp}/copy.png"),
+         "{tmp}/copy.png already calibrated deck 'red'; calibrate each deck from photos of its "
+         "own cards (or deck 'red' again with 'cardtally calibrate red PHOTO... --replace').",
+         lambda tmp, home, monkeypatch: (
+             (tmp / "copy.png").write_bytes((tmp / "centre.png").read_bytes()),
+             edit_profile(photo_sha256=[sha256_of(tmp / "centre.png")])(tmp, home, monkeypatch))),
     # 3. misleading errors
     Case("embedder-onnx-truncated", COUNT, DAMAGED_MODEL.replace("{file}", "back_embedder.onnx"),
          damaged_model_file("back_embedder.onnx", truncated("back_embedder.onnx"))),
@@ -257,3 +269,9 @@ def test_csv_export_quotes_names_a_spreadsheet_would_run(tmp_path: Path) -> None
     assert rows == [["'@Ann", "red", "4", "0", "1", "4", "4"],
                     ["'+Ben", "blue", "1", "2", "0", "-3", "-3"],
                     ["Cleo", "yellow", "0", "3", "0", "-6", "-6"]]
+
+
+def test_decks_remove_force_removes_a_deck_a_game_uses(cardtally_home: Path) -> None:
+    result = run("decks", "remove", "red", "--force")
+    assert (result.exit_code, result.stderr) == (0, "Removed deck 'red'.\n")
+    assert not (cardtally_home / "decks" / "red.json").exists()
