@@ -11,6 +11,12 @@ from cardtally.errors import CardtallyError
 
 #: Override the execution providers, e.g. ``CUDAExecutionProvider,CPUExecutionProvider``.
 PROVIDERS_ENV = "CARDTALLY_ORT_PROVIDERS"
+#: onnxruntime's errors only (3): its warnings (telemetry with an unwritable $HOME, device
+#: discovery, graph clean-ups) are about the runtime, not the user's photos, and would show
+#: as coloured lines among cardtally's own on stderr. Sessions without their own level use it.
+ORT_LOG_SEVERITY = 3
+
+ort.set_default_logger_severity(ORT_LOG_SEVERITY)
 
 
 def load_packaged_model(filename: str, threads: int | None = None) -> ort.InferenceSession:
@@ -33,7 +39,7 @@ def model_session(
 ) -> ort.InferenceSession:
     """An inference session for an ONNX model's bytes, with the options cardtally runs on."""
     options = ort.SessionOptions()
-    options.log_severity_level = 3
+    options.log_severity_level = ORT_LOG_SEVERITY
     # The detector runs on photos of every size: an arena sized for the largest one would stay
     # allocated for the whole process (hundreds of MB); plain allocations are returned at once.
     options.enable_cpu_mem_arena = False
