@@ -3,7 +3,8 @@
 ``python tests/photo_fuzz.py raw SEED COUNT`` decodes each mutant with plain ``cv2.imdecode``
 and, before each, writes ``#case N`` to stderr, so the libjpeg/libpng lines that follow on
 stderr name the mutant they are about (the oracle, independent of cardtally's own check).
-``python tests/photo_fuzz.py load SEED COUNT`` puts each through cardtally's loader and prints one
+``python tests/photo_fuzz.py summary SEED COUNT`` runs both and prints the figures of
+docs/reliability.md. ``python tests/photo_fuzz.py load SEED COUNT`` puts each through cardtally's loader and prints one
 JSON line per mutant on stdout: ``{"case": N, "kind": ..., "ok": [w, h]}`` or ``{"case": N,
 "kind": ..., "error": MESSAGE}``; anything else (a crash, a traceback) ends the run.
 """
@@ -85,6 +86,34 @@ def _load(seed: int, count: int) -> None:
         print(json.dumps(row), flush=True)
 
 
+def _summary(seed: int, count: int) -> None:
+    """Both runs in child processes, compared: the figures of docs/reliability.md."""
+    import re
+    import subprocess
+    from collections import Counter
+
+    def run(mode: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, __file__, mode, str(seed), str(count)],
+                              capture_output=True, text=True, check=False)
+
+    raw, loaded = run("raw"), run("load")
+    complained, case = set(), -1
+    for line in raw.stderr.splitlines():
+        if line.startswith("#case "):
+            case = int(line.split()[1])
+        elif re.match(r"^(Corrupt JPEG data|Premature end of JPEG file|libpng error)", line):
+            complained.add(case)
+    rows = [json.loads(line) for line in loaded.stdout.splitlines()]
+    outcome = Counter(
+        "decoded" if "ok" in r else re.sub(r"^case-\d+-\S+ ", "", r["error"]) for r in rows)
+    print(f"mutants: {count} (seed {seed}); loader exit status {loaded.returncode}, "
+          f"{len(loaded.stderr.splitlines())} line(s) on its stderr")
+    print(f"reported corrupt by libjpeg/libpng under plain cv2.imdecode: {len(complained)}")
+    print(f"  of them decoded by cardtally: {sum('ok' in rows[c] for c in complained)}")
+    for text, n in outcome.most_common():
+        print(f"{n:6d}  {text}")
+
+
 if __name__ == "__main__":
     mode, seed_text, count_text = sys.argv[1:4]
-    {"raw": _raw, "load": _load}[mode](int(seed_text), int(count_text))
+    {"raw": _raw, "load": _load, "summary": _summary}[mode](int(seed_text), int(count_text))
