@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import replace as replace_fields
 from pathlib import Path
 from typing import Annotated
 
@@ -9,9 +11,15 @@ import typer
 
 from ..errors import CardtallyError
 from ..vision.calibrate import calibrate_deck
-from ..vision.decks import check_deck_name, load_decks, profile_path, write_profile
+from ..vision.decks import (
+    check_deck_name,
+    check_photos_are_new,
+    load_decks,
+    profile_path,
+    write_profile,
+)
 from ..vision.embed import embedder_version
-from ..vision.load import check_photo_path
+from ..vision.load import check_photo_path, read_photo_bytes
 from .app import app
 
 
@@ -39,8 +47,10 @@ def calibrate(
     existing = load_decks(embedder_version=None)
     compatible = type(existing)(tuple(p for p in existing.profiles
                                       if p.embedder_version == embedder_version()))
+    digests = [hashlib.sha256(read_photo_bytes(photo)).hexdigest() for photo in photos]
+    check_photos_are_new(deck, photos, digests)
     result = calibrate_deck(deck, photos, compatible)
-    write_profile(result.profile, replace=replace)
+    write_profile(replace_fields(result.profile, photo_sha256=tuple(digests)), replace=replace)
     plural = "s" if len(photos) != 1 else ""
     skipped = []
     if result.n_face_up:

@@ -9,6 +9,7 @@ import typer
 
 from ..vision.decks import profile_paths, read_profile, remove_deck
 from ..vision.embed import embedder_version
+from ._game_view import check_no_game_uses
 from .app import CONTEXT_SETTINGS, app
 
 decks_app = typer.Typer(
@@ -57,7 +58,14 @@ def list_decks(
 
 
 @decks_app.command("remove")
-def remove(deck: Annotated[str, typer.Argument(help="Name of the deck to forget.")]) -> None:
+def remove(
+    deck: Annotated[str, typer.Argument(help="Name of the deck to forget.")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Remove it even though a game uses it.")
+    ] = False,
+) -> None:
     """Delete a deck's profile from the data home."""
+    if not force:
+        check_no_game_uses(deck)
     remove_deck(deck)
     typer.echo(f"Removed deck {deck!r}.", err=True)

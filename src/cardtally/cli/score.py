@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,6 +46,7 @@ from ._review import (
     new_review_dir,
     photo_round_evidence,
 )
+from ._unsaved_review import UnsavedReview
 from .app import app
 
 #: Labels of the two photo sets of a round (review file names, messages, evidence keys).
@@ -188,9 +189,11 @@ def confirm_or_fail(
 
 
 def save_new_round(
-    ledger: Ledger, seen: Game, entry: RoundEntry, warnings: list[str], evidence: dict[str, Any]
+    ledger: Ledger, seen: Game, entry: RoundEntry, warnings: list[str], evidence: dict[str, Any],
+    before_commit: Callable[[], None] = lambda: None,
 ) -> int:
-    """Append the round in one transaction, unless the game changed since ``seen`` was read."""
+    """Append the round in one transaction, unless the game changed since ``seen`` was read;
+    ``before_commit`` runs last inside it."""
     with ledger.transaction():
         now = ledger.game(seen.id)
         if len(now.rounds) != len(seen.rounds):
@@ -199,7 +202,9 @@ def save_new_round(
                 f"has {len(now.rounds)} rounds). Check it with 'cardtally game show' and run "
                 "score again."
             )
-        return ledger.add_round(seen.id, entry, warnings, evidence=evidence)
+        number = ledger.add_round(seen.id, entry, warnings, evidence=evidence)
+        before_commit()
+        return number
 
 
 def snap_photos(
@@ -339,6 +344,7 @@ def score_command(
         )
         decks = game_decks(game)
         review_dir = new_review_dir(game.id, len(game.rounds) + 1)
+        unsaved = UnsavedReview(review_dir)  # also removes what killed scores left behind
         snapped: list[Path] = []
         saved = False
         try:
@@ -396,11 +402,12 @@ def score_command(
             player_of = {seat.deck: seat.player for seat in game.seats}
             trail = score_trail(game.players, counted, given, fixes, player_of, now_utc())
             evidence["corrections"] = [correction.to_json() for correction in trail]
-            number = save_new_round(ledger, game, entry, warnings, evidence)
+            number = save_new_round(ledger, game, entry, warnings, evidence, unsaved.settled)
             saved = True
         finally:
             if not saved:
                 discard_review_dir(review_dir, keep=snapped)
+                unsaved.settled()
         game = ledger.game(game.id)
         echo_saved_warnings(number, warnings)
         if as_json:
