@@ -15,12 +15,16 @@ import numpy as np
 from .cards import CARD_ASPECT, LayoutCards
 
 KINDS = ("row", "fan", "pile", "alone")
-#: A row's cards agree on their turn within this (degrees, circular spread).
-ROW_TURN_SPREAD_DEG = 6.0
-#: ... and their centres lie within this share of a short side of the row's line.
-ROW_LINE_TOLERANCE = 0.2
-#: A fan's turns span at least this much (degrees).
-FAN_MIN_SPAN_DEG = 12.0
+#: Consecutive cards of a row turn by at most this (degrees; a hand-laid row bends gently) ...
+ROW_TURN_STEP_DEG = 6.0
+#: ... and the step between their centres runs within this of one of their sides (degrees).
+ROW_STEP_ANGLE_DEG = 15.0
+#: Consecutive cards of a fan turn the same way by this much (degrees; fans step 6-18) ...
+FAN_TURN_STEP_DEG = (3.0, 25.0)
+#: ... with centres at most this many short sides apart.
+FAN_MAX_GAP = 0.6
+#: Share of consecutive pairs that must agree with a kind.
+PAIR_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,28 @@ def _circular_spread_deg(turns: np.ndarray) -> float:
     return float(np.degrees(0.5 * np.sqrt(max(0.0, -2 * np.log(max(r, 1e-9))))))
 
 
+def _turn_steps_deg(turns: np.ndarray) -> np.ndarray:
+    """Signed turn differences (degrees, mod 180 to [-90, 90)) between consecutive cards."""
+    d = np.degrees(np.diff(turns))
+    return (d + 90.0) % 180.0 - 90.0
+
+
+def _steps_along_card_axes(centres: np.ndarray, turns: np.ndarray) -> np.ndarray:
+    """Per consecutive pair, whether the step between their centres runs along one of the
+    cards' sides (within :data:`ROW_STEP_ANGLE_DEG`), as it does in a shingled row."""
+    step = np.diff(centres, axis=0)
+    step_dir = np.arctan2(step[:, 1], step[:, 0])
+    rel = np.degrees(step_dir - turns[:-1]) % 90.0
+    return np.minimum(rel, 90.0 - rel) <= ROW_STEP_ANGLE_DEG
+
+
 def group_cards(cards: LayoutCards) -> tuple[CardGroup, ...]:
-    """The photo's groups; every card is in exactly one."""
+    """The photo's groups; every card is in exactly one.
+
+    Cards are ordered along their group's main direction; a group is a row when consecutive
+    cards keep their turn and step along a side of the cards, a fan when consecutive cards
+    turn the same way by a few degrees about nearly one point, otherwise a pile.
+    """
     n = len(cards)
     if n == 0:
         return ()
@@ -100,18 +124,22 @@ def group_cards(cards: LayoutCards) -> tuple[CardGroup, ...]:
         idx = np.array(members)
         centres = cards.centre_xy[idx].astype(np.float64)
         mean = centres.mean(axis=0)
-        _, sv, vt = np.linalg.svd(centres - mean, full_matrices=False)
+        _, _, vt = np.linalg.svd(centres - mean, full_matrices=False)
         axis = vt[0]
-        along = (centres - mean) @ axis
-        across = (centres - mean) @ vt[1] if len(vt) > 1 else np.zeros(len(idx))
-        order = tuple(int(i) for i in idx[np.argsort(along)])
-        spread = _circular_spread_deg(turns[idx])
-        if spread <= ROW_TURN_SPREAD_DEG and np.abs(across).max() <= ROW_LINE_TOLERANCE * short_px:
+        order_idx = idx[np.argsort((centres - mean) @ axis)]
+        ordered = cards.centre_xy[order_idx].astype(np.float64)
+        ordered_turns = turns[order_idx]
+        order = tuple(int(i) for i in order_idx)
+        steps = _turn_steps_deg(ordered_turns)
+        gaps = np.linalg.norm(np.diff(ordered, axis=0), axis=1)
+        straight = (np.abs(steps) <= ROW_TURN_STEP_DEG) & _steps_along_card_axes(ordered, ordered_turns)
+        if straight.mean() >= PAIR_SHARE:
             out.append(CardGroup("row", order, axis_xy=(float(axis[0]), float(axis[1]))))
             continue
-        span = np.degrees(np.ptp(np.unwrap(2 * turns[idx][np.argsort(along)]) / 2))
-        if span >= FAN_MIN_SPAN_DEG:
-            pivot = _pivot(centres, turns[idx])
+        same_way = max((steps >= FAN_TURN_STEP_DEG[0]).mean(), (steps <= -FAN_TURN_STEP_DEG[0]).mean())
+        close = (np.abs(steps) <= FAN_TURN_STEP_DEG[1]) & (gaps <= FAN_MAX_GAP * short_px)
+        if same_way >= PAIR_SHARE and close.mean() >= PAIR_SHARE:
+            pivot = _pivot(ordered, ordered_turns)
             if pivot is not None:
                 out.append(CardGroup("fan", order, pivot_xy=pivot))
                 continue
