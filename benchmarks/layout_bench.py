@@ -44,7 +44,12 @@ from cardtally.models.layout.targets import oracle_maps
 from cardtally.models.synth.designs import load_design
 from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector
-from cardtally.vision.layout.cards import CARD_ASPECT, DecodeSettings, card_long_cells, read_cards
+from cardtally.vision.layout.cards import (
+    LONG_OVER_SHORT,
+    DecodeSettings,
+    card_long_cells,
+    read_cards,
+)
 from cardtally.vision.layout.maps import LAYOUT_STRIDE, LayoutNetwork
 from cardtally.vision.layout.photo import PROCESS_CARD_LONG_PX, SURVEY_LONG_PX, find_cards
 from cardtally.vision.onnx_session import model_session
@@ -162,7 +167,7 @@ def run_scene(network: LayoutNetwork | None, scene: Scene, v1=None) -> dict:
     ceiling); with ``v1`` (the shipped detector's ``detect``), its count too."""
     true_long = true_card_long_px(scene)
     true_xy = np.array([np.asarray(c.quad_xy).mean(axis=0) for c in scene.cards]).reshape(-1, 2)
-    tolerance = 0.3 * true_long / CARD_ASPECT
+    tolerance = 0.3 * true_long / LONG_OVER_SHORT
     out: dict = {"n_true": len(scene.cards)}
     if network is None:
         survey_scale = SURVEY_LONG_PX / max(scene.image.shape[:2])
@@ -211,10 +216,10 @@ def tune_decoder(network: LayoutNetwork, scenes: list[Scene]) -> list[tuple[dict
         true_long = true_card_long_px(scene)
         found = find_cards(network, scene.image, true_long)
         true_xy = np.array([np.asarray(c.quad_xy).mean(axis=0) for c in scene.cards])
-        cases.append((found, true_xy * found.scale, 0.3 * PROCESS_CARD_LONG_PX / CARD_ASPECT))
+        cases.append((found, true_xy * found.scale, 0.3 * PROCESS_CARD_LONG_PX / LONG_OVER_SHORT))
     results = []
     for mass, separation, sigma, bins in itertools.product(
-            (0.05, 0.1, 0.15, 0.2), (1.5, 2.5, 3.5), (0.8, 1.5), (1, 6, 22)):
+            (0.05, 0.1, 0.2), (1.5, 2.5), (0.8, 1.5), (1, 22)):
         settings = DecodeSettings(min_mass_fraction=mass, min_peak_separation_cells=separation,
                                   peak_sigma_cells=sigma, turn_bins=bins,
                                   same_turn_bins=0 if bins == 1 else 1,

@@ -6,7 +6,7 @@ import pytest
 
 from cardtally.models.layout.targets import oracle_maps
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.layout.cards import CARD_ASPECT, read_cards
+from cardtally.vision.layout.cards import LONG_OVER_SHORT, read_cards
 from cardtally.vision.layout.maps import LayoutMaps
 
 
@@ -23,7 +23,7 @@ def test_every_card_found_once_at_its_centre(preset, seed):
     true_xy = np.array([np.asarray(c.quad_xy).mean(axis=0) for c in scene.cards])
     assert len(cards) == len(scene.cards)
     distance = np.linalg.norm(cards.centre_xy[:, None] - true_xy[None], axis=-1)
-    short_px = cards.card_long_px / CARD_ASPECT
+    short_px = cards.card_long_px / LONG_OVER_SHORT
     assert (distance.min(axis=1) < 0.15 * short_px).all()
     assert sorted(distance.argmin(axis=1).tolist()) == list(range(len(scene.cards)))
 

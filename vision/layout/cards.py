@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..geometry import CARD_ASPECT
 from .maps import LayoutMaps
 
-#: Playing and Ligretto cards: long side / short side (88x57 to 91x59 mm).
-CARD_ASPECT = 1.54
+#: A card's long side over its short side.
+LONG_OVER_SHORT = 1.0 / CARD_ASPECT
 FOREGROUND_MIN = 0.5
 
 
@@ -130,13 +131,13 @@ def read_cards(maps: LayoutMaps, long_cells: float | None = None,
         smooth[b] = cv2.GaussianBlur(votes[b], (0, 0), settings.peak_sigma_cells,
                                      borderType=cv2.BORDER_CONSTANT)
     mass = box + np.roll(box, 1, axis=0) + np.roll(box, -1, axis=0) if bins > 2 else box
-    card_area = long_cells * long_cells / CARD_ASPECT
+    card_area = long_cells * long_cells / LONG_OVER_SHORT
     peaks = _peaks(smooth, mass, used_bins, settings.min_mass_fraction * card_area, settings)
     if len(peaks) == 0:
         return empty
     peak_xy = peaks[:, 1:3] + 0.5 - pad
     cell_peak = _assign_cells(peaks, turn_bin, vx, vy, inside, (vh, vw),
-                              0.5 * long_cells / CARD_ASPECT, settings)
+                              0.5 * long_cells / LONG_OVER_SHORT, settings)
     cell_card = np.full((h, w), -1, np.int32)
     owned = cell_peak >= 0
     cell_card[ys[owned], xs[owned]] = cell_peak[owned]
@@ -231,7 +232,7 @@ def _card_rectangle(cx: float, cy: float, side: float, px: np.ndarray, py: np.nd
         rel = np.stack([px - cx, py - cy], axis=1)
         if np.abs(rel @ v).max() > np.abs(rel @ u).max():
             u, v = v, -u
-    half_long, half_short = 0.5 * long_cells, 0.5 * long_cells / CARD_ASPECT
+    half_long, half_short = 0.5 * long_cells, 0.5 * long_cells / LONG_OVER_SHORT
     c = np.array([cx, cy])
     return np.stack([c - half_short * v - half_long * u, c - half_short * v + half_long * u,
                      c + half_short * v + half_long * u, c + half_short * v - half_long * u])

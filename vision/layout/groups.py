@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import CARD_ASPECT, LayoutCards
+from .cards import LONG_OVER_SHORT, LayoutCards
 
 KINDS = ("row", "fan", "pile", "alone")
 #: Consecutive cards of a row turn by at most this (degrees; a hand-laid row bends gently) ...
@@ -115,7 +115,7 @@ def group_cards(cards: LayoutCards) -> tuple[CardGroup, ...]:
         return ()
     quads = cards.quad_xy.astype(np.float64)
     turns = card_turns(quads)
-    short_px = cards.card_long_px / CARD_ASPECT
+    short_px = cards.card_long_px / LONG_OVER_SHORT
     out = []
     for members in _components(overlapping(quads)):
         if len(members) == 1:
