@@ -20,7 +20,8 @@ from cardtally.malloc import release_free_memory
 
 from .decks import DeckSet
 from .detect import detect_cards
-from .detections import FACE_UP, CardDetections, CardIdentities
+from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
+from .doubt import card_doubt
 from .identify import identify
 from .label_layout import card_numbers
 from .load import LoadedImage, check_photo_path, decode_image, read_photo_bytes
@@ -45,22 +46,27 @@ class PhotoCount:
 
         Cards are listed in the order of their numbers in the review image (card 1 first), so
         that ``cards[k]`` is the card labelled ``k + 1`` there and in the "Check:" lines.
+        ``confidence`` is how sure ``deck`` (or ``face_up``) is, ``None`` for an unknown card;
+        a doubtful card carries ``doubt`` (``vision.doubt.CardDoubt``).
         """
         photo_wh = self.full_wh or self.image_wh
         quads_xy = self.detections.quad_xy * (np.array(photo_wh, np.float64) / self.image_wh)
+        ids = self.identities
         cards = []
         for i in np.argsort(card_numbers(self.detections), kind="stable"):
-            cards.append(
-                {
-                    "deck": self.identities.deck_name(i),
-                    "confidence": round(float(self.identities.confidence[i]), 4),
-                    "face_up": bool(self.identities.deck_index[i] == FACE_UP),
-                    "polygon": [
-                        [round(float(x), 1), round(float(y), 1)]
-                        for x, y in quads_xy[i]
-                    ],
-                }
-            )
+            known = ids.deck_index[i] != UNKNOWN
+            card = {
+                "deck": ids.deck_name(i),
+                "confidence": round(float(ids.confidence[i]), 4) if known else None,
+                "face_up": bool(ids.deck_index[i] == FACE_UP),
+                "polygon": [
+                    [round(float(x), 1), round(float(y), 1)]
+                    for x, y in quads_xy[i]
+                ],
+            }
+            if (doubt := card_doubt(ids, int(i))) is not None:
+                card["doubt"] = doubt.to_json()
+            cards.append(card)
         return {
             "path": str(self.path),
             "width": photo_wh[0],

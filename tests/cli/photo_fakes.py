@@ -61,11 +61,15 @@ def write_photo(path: Path, cards: list[str]) -> Path:
 
 
 def fake_identify(image_bgr: np.ndarray, detections: CardDetections, decks) -> CardIdentities:
-    """The deck whose colour the middle of each card has; white is face up."""
+    """The deck whose colour the middle of each card has; white is face up. A card's
+    similarity to a deck is 1 - (its largest channel difference from the deck's colour) / 255."""
     index = []
-    for x, y in detections.centre_xy:
+    similarity = np.zeros((len(detections), len(decks.names)), np.float32)
+    for i, (x, y) in enumerate(detections.centre_xy):
         patch = image_bgr[int(y) - 5 : int(y) + 6, int(x) - 5 : int(x) + 6].reshape(-1, 3)
         bgr = np.median(patch, axis=0)
+        for k, name in enumerate(decks.names):
+            similarity[i, k] = 1 - np.abs(bgr - np.array(DECK_BGR[name])).max() / 255
         if bgr.min() > 200:
             index.append(FACE_UP)
             continue
@@ -75,7 +79,8 @@ def fake_identify(image_bgr: np.ndarray, detections: CardDetections, decks) -> C
                 match = k
         index.append(match)
     confidence = np.full((len(index),), 0.95, np.float32)
-    return CardIdentities(np.array(index, np.int64), confidence, decks.names)
+    return CardIdentities(np.array(index, np.int64), confidence, decks.names,
+                          similarity=similarity)
 
 
 @pytest.fixture

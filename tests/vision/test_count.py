@@ -46,5 +46,6 @@ def test_cards_are_listed_by_their_review_image_numbers() -> None:
                                                                    np.float32), ("red", "blue"))
     entry = PhotoCount(Path("p.jpg"), (300, 260), detections, identities).to_json()
     listed = [(c["deck"], c["face_up"], c["confidence"]) for c in entry["cards"]]
-    assert listed == [(None, False, 0.2), ("blue", False, 0.8), ("red", False, 0.9),
+    assert listed == [(None, False, None), ("blue", False, 0.8), ("red", False, 0.9),
                       (None, True, 0.7)]  # fmt: skip
+    assert entry["cards"][0]["doubt"] == {"candidates": ["red", "blue"], "margin": None}

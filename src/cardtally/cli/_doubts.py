@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from ..scoring.rules import RuleSet
 from ..vision.count import CountResult
 from ..vision.detections import UNKNOWN
-from ._review import LOW_CONFIDENCE
+from ..vision.doubt import LOW_CONFIDENCE
 
 
 def point_swings(

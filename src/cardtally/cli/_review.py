@@ -24,6 +24,7 @@ from ..vision.card_file import load_cards, save_cards
 from ..vision.count import CountResult, PhotoCount, count_photos, load_photo
 from ..vision.decks import DeckSet
 from ..vision.detections import UNKNOWN, CardDetections, CardIdentities
+from ..vision.doubt import LOW_CONFIDENCE
 from ..vision.label_layout import card_numbers
 from ._leftovers import FROM_PHOTOS, Leftovers
 
@@ -31,8 +32,6 @@ REVIEWS_DIRNAME = "reviews"
 #: A round's two photo sets, by label (messages, review file names), and their keys in its
 #: saved evidence.
 EVIDENCE_KEYS = {"centre": "center", "leftover": "leftover"}
-#: Cards identified with less confidence than this are listed for the user to check.
-LOW_CONFIDENCE = 0.6
 
 
 def sha256_of(path: Path) -> str:
@@ -316,7 +315,8 @@ def redraw_saved_review(label: str, photo: dict[str, Any], n_by_hand: int) -> No
         if name in identities.deck_names and name != identities.deck_name(i):
             deck_index[i] = identities.deck_names.index(name)
             confidence[i] = 1.0  # given by hand
-    edited = CardIdentities(deck_index, confidence, identities.deck_names, identities.tied_decks)
+    edited = CardIdentities(deck_index, confidence, identities.deck_names, identities.tied_decks,
+                            identities.similarity)
     loaded = load_photo(Path(photo["path"]))
     draw_review(Path(photo["review_image"]), label, Path(photo["path"]).name, n_by_hand,
                 loaded.image.bgr, detections, edited)
