@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import CardtallyError
+from ..errors import CardtallyError, UsageError
 from .rounds import PlayerCounts, RoundEntry
 from .rules import RuleSet
 from .standings import Seat
@@ -24,7 +24,7 @@ def parse_seats(rules: RuleSet, texts: Sequence[str]) -> list[Seat]:
     for text in texts:
         name, sep, deck = (part.strip() for part in text.partition("="))
         if not sep or not name or not deck or "=" in deck:
-            raise CardtallyError(
+            raise UsageError(
                 f"Bad --player '{text}': write NAME=DECK, e.g. --player Anna=red-star."
             )
         for seat in seats:

@@ -120,7 +120,7 @@ def test_scores_a_round_with_evidence(photos, cardtally_home: Path):
     result = run("score", *score_args(photos), "--yes")
     assert result.exit_code == 0, result.output
     assert result.stdout == (
-        "Round 1 of game 1 (ligretto), not saved yet:\n"
+        "Round 1 of game 1 (ligretto), saved:\n"
         "player  deck    centre  left  points  total\n"
         "Anna    red          5     0      +5      5\n"
         "Ben     blue         3     2      -1     -1\n"
@@ -164,18 +164,23 @@ def test_json_output_and_fixes(photos):
     assert saved["counts"]["Cleo"] == {"center": 2, "leftover": 3}
     assert saved["evidence"]["fixes"] == ["ben=centre:+1", "Cleo=pile:-1"]
     assert saved["evidence"]["counted_center"]["Ben"] == 3  # as counted, before the fix
-    assert "not saved yet" in result.stderr  # the proposal goes to stderr with --json
+    # the round's table goes to stderr with --json; with --yes it is shown once saved
+    assert "Round 1 of game 1 (ligretto), saved:\n" in result.stderr
+    assert "not saved" not in result.stderr
 
 
 @pytest.mark.usefixtures("game")
 def test_prompt_on_a_terminal(photos, monkeypatch, cardtally_home: Path):
     monkeypatch.setattr(score_module, "stdin_is_terminal", lambda: True)
-    fails(
-        cardtally_home,
-        "Not saved (you declined). Correct with --card or --fix and run score again.",
-        *score_args(photos),
-        input="n\n",
-    )
+    before = Unchanged(cardtally_home)
+    result = run("score", *score_args(photos), input="n\n")
+    # Saying no is no error: a plain message, exit 0, nothing saved.
+    assert result.exit_code == 0, result.output
+    assert result.stderr.endswith(
+        "Not saved (you declined). Correct with --card or --fix and run score again.\n")
+    assert "Error" not in result.stderr
+    assert "Round 1 of game 1 (ligretto), not saved yet:\n" in result.stdout
+    before.check()
     result = run("score", *score_args(photos), input="y\n")
     assert result.exit_code == 0, result.output
     assert "Save this round? [Y/n]:" in result.stderr

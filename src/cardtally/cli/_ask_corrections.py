@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from ..errors import CardtallyError
+from ..errors import CardtallyError, Declined
 from ..scoring.fixes import is_fix
 from ..vision.count import PhotoCount
 from ._card_fixes import CardFixer, parse_card_fixes
@@ -62,7 +62,7 @@ def ask_corrections(
         if not answer:
             return None
         if answer.casefold() in ("n", "no"):
-            raise CardtallyError(DECLINED)
+            raise Declined(DECLINED)
         texts = [text for text in _ANSWER_SPLIT.split(answer) if text]
         count_fixes = [text for text in texts if is_fix(text)]
         try:

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import CardtallyError
+from ..errors import CardtallyError, Declined
 from ..scoring.entry import resolve_player
 from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, Ledger
@@ -125,8 +125,10 @@ def photo_round(
     return entry, warnings
 
 
-def render_proposal(game: Game, entry: RoundEntry, scores: Mapping[str, int]) -> str:
-    """The round as it would be saved: counts, points and new totals."""
+def render_proposal(game: Game, entry: RoundEntry, scores: Mapping[str, int],
+                    saved: bool = False) -> str:
+    """The round as it would be saved (or, ``saved``, as it was): counts, points and new
+    totals; ``game`` is the game before the round."""
     totals = {s.player: s.total for s in game.summary.standings}
     rows = [
         [
@@ -141,7 +143,8 @@ def render_proposal(game: Game, entry: RoundEntry, scores: Mapping[str, int]) ->
     ]
     return "\n".join(
         [
-            f"Round {len(game.rounds) + 1} of game {game.id} ({game.rules.name}), not saved yet:",
+            f"Round {len(game.rounds) + 1} of game {game.id} ({game.rules.name}), "
+            f"{'saved' if saved else 'not saved yet'}:",
             table(
                 ["player", "deck", "centre", "left", "points", "total"], rows, right=[2, 3, 4, 5]
             ),
@@ -151,9 +154,12 @@ def render_proposal(game: Game, entry: RoundEntry, scores: Mapping[str, int]) ->
 
 
 def show_proposal(game: Game, entry: RoundEntry, doubtful: Sequence[str],
-                  warnings: Sequence[str], review_dir: Path, as_json: bool) -> None:
-    """The round as it would be saved, the cards to check, the warnings, the review folder."""
-    typer.echo(render_proposal(game, entry, round_scores(entry, game.rules)), err=as_json)
+                  warnings: Sequence[str], review_dir: Path, as_json: bool,
+                  saved: bool = False) -> None:
+    """The round as it would be saved (``saved``: as it was), the cards to check, the
+    warnings, the review folder."""
+    typer.echo(render_proposal(game, entry, round_scores(entry, game.rules), saved),
+               err=as_json)
     for line in doubtful:
         typer.echo(f"Check: {line}", err=True)
     for warning in warnings:
@@ -184,7 +190,7 @@ def confirm_or_fail(
         return
     check_can_confirm(yes)
     if not typer.confirm(question, default=True, err=True):
-        raise CardtallyError(declined)
+        raise Declined(declined)
 
 
 def save_new_round(
@@ -362,10 +368,12 @@ def score_command(
                 doubtful = cards_to_check(results[CENTRE], CENTRE) + cards_to_check(
                     results[LEFTOVER], LEFTOVER
                 )
+                if yes:  # shown once saved, so that the table can say it is
+                    break
                 show_proposal(game, entry, doubtful, warnings, review_dir, as_json)
                 # In a terminal, the cards to check that could change a score can be
                 # corrected before saving; Enter saves the round as shown.
-                if yes or not doubtful or not stdin_is_terminal():
+                if not doubtful or not stdin_is_terminal():
                     break
                 player_of = {seat.deck: seat.player for seat in game.seats}
                 swings = point_swings(results, player_of, game.players, game.rules)
@@ -401,6 +409,8 @@ def score_command(
         finally:
             if not saved:
                 discard_review_dir(review_dir, keep=snapped)
+        if yes:
+            show_proposal(game, entry, doubtful, warnings, review_dir, as_json, saved=True)
         game = ledger.game(game.id)
         echo_saved_warnings(number, warnings)
         if as_json:
