@@ -523,3 +523,30 @@ def test_a_card_two_sibling_decks_tie_on_is_named_with_both(tmp_path: Path):
         "centre c.png: card 2 could be blue or red (the detail that tells them apart does not show)",
         "centre c.png: card 3 matches no player's deck",
     ]
+
+
+@pytest.mark.usefixtures("game")
+def test_undo_removes_the_rounds_review_folder(photos, cardtally_home: Path):
+    assert run("score", *score_args(photos), "--yes").exit_code == 0
+    assert run("score", *score_args(photos), "--yes").exit_code == 0
+    first, second = sorted((cardtally_home / "reviews" / "game-1").iterdir())
+    assert any(second.iterdir())
+    result = run("round", "undo")
+    assert result.exit_code == 0, result.output
+    assert sorted((cardtally_home / "reviews" / "game-1").iterdir()) == [first]
+    assert run("round", "undo").exit_code == 0
+    assert not any((cardtally_home / "reviews" / "game-1").iterdir())
+    assert all(p.is_file() for p in photos)  # the user's photos stay
+
+
+@pytest.mark.usefixtures("game")
+def test_undo_keeps_the_photos_taken_with_snap(tmp_path: Path, cardtally_home: Path):
+    video = write_video(tmp_path / "camera.avi", picture(CENTRE_CARDS))
+    result = run("score", "--snap", "--camera", str(video), "--caller", "Anna", "--yes")
+    assert result.exit_code == 0, result.output
+    review_dir = next((cardtally_home / "reviews" / "game-1").iterdir())
+    result = run("round", "undo")
+    assert result.exit_code == 0, result.output
+    photos = [review_dir / "centre.jpg", review_dir / "leftover.jpg"]
+    assert sorted(review_dir.iterdir()) == photos  # the review images and cards are gone
+    assert result.stderr == f"The photos taken are kept: {photos[0]}, {photos[1]}\n"

@@ -168,7 +168,7 @@ def calibrated(rendered: Rendered, tmp_path_factory: pytest.TempPathFactory) -> 
         for deck, photos in rendered.calibration.items():
             result = runner.invoke(app, ["calibrate", deck, *map(str, photos)])
             assert result.exit_code == 0, result.output
-            assert result.stderr.startswith(f"Calibrated deck '{deck}' from ")
+            assert result.stdout.startswith(f"Calibrated deck '{deck}' from ")
             assert "easily confused" not in result.stderr
     return home / "decks"
 

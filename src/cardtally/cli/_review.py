@@ -91,6 +91,33 @@ def discard_review_dir(review_dir: Path, keep: Sequence[Path] = ()) -> None:
     typer.echo(f"The photos taken are kept: {', '.join(str(p) for p in keep)}", err=True)
 
 
+def remove_round_reviews(evidence: Any) -> list[Path]:
+    """After a round is undone: remove its review folders (review images, cards files),
+    keeping any of the round's own photos that lie there (taken with ``--snap``); returns the
+    photos kept. Only folders inside the data home's review folder are touched."""
+    if not isinstance(evidence, dict) or evidence.get("source") != "photos":
+        return []
+    root = (data_home() / REVIEWS_DIRNAME).resolve()
+    photos = [p for key in EVIDENCE_KEYS.values() for p in evidence.get(key) or []
+              if isinstance(p, dict)]
+    folders = {Path(str(p["review_image"])).resolve().parent for p in photos
+               if p.get("review_image")}
+    own_photos = {Path(str(p.get("path"))).resolve() for p in photos}
+    kept: list[Path] = []
+    for folder in sorted(folders):
+        if root not in folder.parents or not folder.is_dir():
+            continue
+        keep = sorted(p for p in folder.iterdir() if p.resolve() in own_photos)
+        if keep:
+            for path in folder.iterdir():
+                if path not in keep and path.is_file():
+                    path.unlink(missing_ok=True)
+            kept += keep
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    return kept
+
+
 def photo_evidence(photo: PhotoCount, review: Path | None, cards_file: Path | None = None
                    ) -> dict[str, Any]:
     """What the ledger keeps about one photo, to review or re-count the round later.

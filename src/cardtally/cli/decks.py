@@ -57,7 +57,12 @@ def list_decks(
 
 
 @decks_app.command("remove")
-def remove(deck: Annotated[str, typer.Argument(help="Name of the deck to forget.")]) -> None:
+def remove(
+    deck: Annotated[str, typer.Argument(help="Name of the deck to forget.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
     """Delete a deck's profile from the data home."""
-    remove_deck(deck)
+    path = remove_deck(deck)
     typer.echo(f"Removed deck {deck!r}.", err=True)
+    if as_json:
+        typer.echo(json.dumps({"removed": deck, "profile": str(path)}))

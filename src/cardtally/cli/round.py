@@ -26,6 +26,7 @@ from ._game_view import (
     result_line,
     round_json,
 )
+from ._review import remove_round_reviews
 from ._round_view import render_round_detail
 from .app import sub_app
 
@@ -203,8 +204,12 @@ def undo(game_id: GameOption = None, json_out: JsonOption = False) -> None:
     with open_for_changes() as ledger:
         with ledger.transaction():
             game = ledger.game(game_id)
+            evidence = game.rounds[-1].evidence if game.rounds else None
             number = ledger.remove_last_round(game.id)
             game = ledger.game(game.id)
+        kept = remove_round_reviews(evidence)
+        if kept:
+            typer.echo(f"The photos taken are kept: {', '.join(map(str, kept))}", err=True)
         if json_out:
             print_json({"round": number, **game_json(game, ledger.current_game_id())})
             return
