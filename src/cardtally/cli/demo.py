@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator
@@ -111,15 +112,26 @@ def demo(
     else:
         typer.echo(render_game(game))
     verdict = "match" if counted == expected else "DO NOT match"
+    run_demo = f"{HOME_ENV}={shlex.quote(str(folder))} {cardtally_command()}"
     typer.echo(
         f"The counts {verdict} the rendered ground truth {expected['centre']} (centre), "
         f"{expected['leftover']} (leftover).\n"
         f"Review images: {folder / 'reviews'}\n"
-        f"Look at the demo game with: {HOME_ENV}='{folder}' cardtally game show\n"
-        f"Give a card of the review image to a player with: {HOME_ENV}='{folder}' cardtally "
+        f"Look at the demo game with: {run_demo} game show\n"
+        f"Give a card of the review image to a player with: {run_demo} "
         "round edit 1 --card centre:N=PLAYER",
         err=True,
     )
+
+
+def cardtally_command() -> str:
+    """How to run cardtally from any shell, even where its virtual environment is not active:
+    the console script beside this Python (the venv's ``bin/``), else ``python -m cardtally``."""
+    name = "cardtally.exe" if os.name == "nt" else "cardtally"
+    script = Path(sys.executable).parent / name
+    if script.is_file():
+        return shlex.quote(str(script))
+    return f"{shlex.quote(sys.executable)} -m cardtally"
 
 
 def _score(centre: Path, leftover: Path, caller: str, game_id: int) -> None:
