@@ -6,6 +6,7 @@ ledger's evidence) and the time each stage took (for the benchmark's split).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable, Sequence
@@ -139,11 +140,20 @@ def load_photo(path: Path) -> LoadedPhoto:
     return LoadedPhoto(image, sha256, time.perf_counter() - started)
 
 
-def _count_loaded(loaded: LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
+#: The stages of counting one photo, in order, as ``count_photos`` reports them (``on_stage``).
+STAGES = ("decode", "detect", "identify")
+
+
+def _count_loaded(loaded: LoadedPhoto, decks: DeckSet,
+                  on_stage: Callable[[str], None] | None = None) -> tuple[PhotoCount, np.ndarray]:
     image = loaded.image
     started = time.perf_counter()
+    if on_stage is not None:
+        on_stage("detect")
     detections = detect_cards(image.bgr)
     detected = time.perf_counter()
+    if on_stage is not None:
+        on_stage("identify")
     identities = identify(image.bgr, detections, decks)
     identified = time.perf_counter()
     stage_s = {
@@ -172,8 +182,10 @@ def count_photos(
     paths: Sequence[Path],
     decks: DeckSet,
     on_photo: Callable[[PhotoCount, np.ndarray], None] | None = None,
+    on_stage: Callable[[Path, str], None] | None = None,
 ) -> CountResult:
-    """Count every photo; ``on_photo(photo, image_bgr)`` runs after each (progress, review).
+    """Count every photo; ``on_photo(photo, image_bgr)`` runs after each (progress, review),
+    ``on_stage(path, stage)`` as each of a photo's :data:`STAGES` begins (progress).
 
     Missing files, folders and repeated photos are reported before any photo is processed.
     """
@@ -184,9 +196,12 @@ def count_photos(
     with ThreadPoolExecutor(max_workers=1) as reader:
         pending = reader.submit(load_photo, Path(paths[0])) if paths else None
         for k in range(len(paths)):
+            stage = None if on_stage is None else functools.partial(on_stage, Path(paths[k]))
+            if stage is not None:
+                stage("decode")
             loaded = pending.result()
             pending = reader.submit(load_photo, Path(paths[k + 1])) if k + 1 < len(paths) else None
-            photo, image_bgr = _count_loaded(loaded, decks)
+            photo, image_bgr = _count_loaded(loaded, decks, stage)
             if on_photo is not None:
                 on_photo(photo, image_bgr)
             photos.append(photo)

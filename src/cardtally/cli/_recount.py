@@ -26,6 +26,7 @@ from ._audit import entry_change
 from ._game_view import game_json, open_for_changes, print_json, result_line, table
 from ._hand_cards import HandCardKeeper
 from ._leftovers import Leftovers
+from ._progress import PhotoProgress
 from ._recount_keep import DROP_HINT, TYPED_OPTIONS, corrections_to_keep, with_typed_counts
 from ._review import (
     ReviewCounter,
@@ -143,9 +144,11 @@ def recount_round(number: int, game_id: int | None, *, yes: bool, json_out: bool
         review_dir = new_review_dir(game.id, number)
         saved = False
         try:
-            counter = ReviewCounter(decks, review_dir, correct=keeper.corrected)
-            center = counter.run(CENTRE, center_paths)
-            leftover = counter.run(LEFTOVER, leftover_paths)
+            with PhotoProgress(len(center_paths) + len(leftover_paths)) as progress:
+                counter = ReviewCounter(decks, review_dir, correct=keeper.corrected,
+                                        progress=progress)
+                center = counter.run(CENTRE, center_paths)
+                leftover = counter.run(LEFTOVER, leftover_paths)
             _check_counted_unchanged(number, evidence, [*center.photos, *leftover.photos])
             leftovers = Leftovers.from_evidence(evidence)
             entry, warnings = photo_round(

@@ -27,6 +27,7 @@ from ..vision.detections import UNKNOWN, CardDetections, CardIdentities
 from ..vision.doubt import LOW_CONFIDENCE
 from ..vision.label_layout import card_numbers
 from ._leftovers import FROM_PHOTOS, Leftovers
+from ._progress import PhotoProgress
 
 REVIEWS_DIRNAME = "reviews"
 #: A round's two photo sets, by label (messages, review file names), and their keys in its
@@ -153,10 +154,12 @@ class ReviewCounter:
         decks: DeckSet,
         review_dir: Path,
         correct: Callable[[str, PhotoCount], tuple[PhotoCount, int]] | None = None,
+        progress: PhotoProgress | None = None,
     ) -> None:
         self.decks = decks
         self.review_dir = review_dir
         self.correct = correct
+        self.progress = progress
         self.reviews: dict[Path, Path] = {}
         self.card_files: dict[Path, Path] = {}
         self.by_hand: dict[Path, int] = {}
@@ -165,7 +168,11 @@ class ReviewCounter:
         counted: list[PhotoCount] = []
 
         def after(photo: PhotoCount, image_bgr: np.ndarray) -> None:
-            typer.echo(f"{label}: {photo.path.name}: {len(photo.detections)} cards", err=True)
+            line = f"{label}: {photo.path.name}: {len(photo.detections)} cards"
+            if self.progress is not None:
+                self.progress.done(line)
+            else:
+                typer.echo(line, err=True)
             if self.correct is not None:
                 photo, n_fixed = self.correct(label, photo)
                 self.by_hand[photo.path] = n_fixed
@@ -175,7 +182,8 @@ class ReviewCounter:
             )
             self.reviews[photo.path] = self._draw(label, photo, image_bgr, target)
 
-        result = count_photos(list(photos), self.decks, on_photo=after)
+        stage = None if self.progress is None else self.progress.stage
+        result = count_photos(list(photos), self.decks, on_photo=after, on_stage=stage)
         return CountResult(tuple(counted), result.deck_names)
 
     def correct_again(

@@ -13,6 +13,7 @@ from ..errors import CardtallyError
 from ..vision.count import CountResult, PhotoCount, check_photo_paths, count_photos
 from ..vision.decks import DeckSet, load_decks
 from ..vision.embed import embedder_version
+from ._progress import PhotoProgress
 from ._review import cards_to_check, check_distinct_photos
 from .app import app
 
@@ -86,19 +87,6 @@ def render_counts(result: CountResult) -> str:
     return "\n".join(lines)
 
 
-def progress_printer(total: int):
-    """Per-photo progress on stderr (data stays alone on stdout)."""
-    done = [0]
-
-    def report(photo: PhotoCount) -> None:
-        done[0] += 1
-        typer.echo(
-            f"[{done[0]}/{total}] {photo.path.name}: {len(photo.detections)} cards", err=True
-        )
-
-    return report
-
-
 @app.command("count")
 def count_command(
     photos: Annotated[list[Path], typer.Argument(metavar="PHOTO", help="Photos of the cards.")],
@@ -111,14 +99,17 @@ def count_command(
     check_distinct_photos(photos)
     decks = calibrated_decks(decks_only)
     write_review, written = review_writer(annotate_dir)
-    report = progress_printer(len(photos))
+    with PhotoProgress(len(photos)) as progress:
+        counted = [0]
 
-    def after_photo(photo: PhotoCount, image_bgr: np.ndarray) -> None:
-        report(photo)
-        if write_review is not None:
-            write_review(photo, image_bgr)
+        def after_photo(photo: PhotoCount, image_bgr: np.ndarray) -> None:
+            counted[0] += 1
+            progress.done(f"[{counted[0]}/{len(photos)}] {photo.path.name}: "
+                          f"{len(photo.detections)} cards")
+            if write_review is not None:
+                write_review(photo, image_bgr)
 
-    result = count_photos(photos, decks, on_photo=after_photo)
+        result = count_photos(photos, decks, on_photo=after_photo, on_stage=progress.stage)
     for path in written:
         typer.echo(f"Review image: {path}", err=True)
     if written:

@@ -37,6 +37,7 @@ from ._game_view import (
     table,
 )
 from ._leftovers import FROM_PHOTOS, PHOTOS, Leftovers, leftover_choice, typed_leftovers
+from ._progress import PhotoProgress
 from ._review import (
     ReviewCounter,
     cards_to_check,
@@ -353,11 +354,13 @@ def score_command(
                     camera, review_dir, snapped, piles=leftovers.source == PHOTOS
                 )
             card_fixer.check_photos({CENTRE: center_paths, LEFTOVER: leftover_paths})
-            counter = ReviewCounter(decks, review_dir, correct=card_fixer.corrected)
-            results = {
-                CENTRE: counter.run(CENTRE, center_paths),
-                LEFTOVER: counter.run(LEFTOVER, leftover_paths),
-            }
+            with PhotoProgress(len(center_paths) + len(leftover_paths)) as progress:
+                counter = ReviewCounter(decks, review_dir, correct=card_fixer.corrected,
+                                        progress=progress)
+                results = {
+                    CENTRE: counter.run(CENTRE, center_paths),
+                    LEFTOVER: counter.run(LEFTOVER, leftover_paths),
+                }
             card_texts = card_fixer.texts()
             fixers = [card_fixer]
             answered = False  # Enter at the question about the cards to check saves
