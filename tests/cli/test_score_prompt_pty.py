@@ -118,7 +118,7 @@ def test_n_does_not_save(tmp_path: Path, cardtally_home: Path):
     shown, code = score_in_a_terminal(args, "press Enter to save:", b"n\r")
     assert code == 0, shown  # saying no is no error
     assert shown.rstrip().endswith(
-        "\nNot saved (you declined). Correct with --card or --fix and run score again."
+        "Not saved (you declined). Correct with --card or --fix and run score again."
     )
     assert "Error" not in shown
     assert saved_rounds() == []
