@@ -17,8 +17,7 @@ from ..vision.calibrate import (
     calibrate_deck,
     check_photo_count,
 )
-from ..vision.decks import check_deck_name, load_decks, profile_path, write_profile
-from ..vision.embed import embedder_version
+from ..vision.decks import check_deck_name, current_decks, profile_path, write_profile
 from ..vision.load import check_photo_path
 from .app import app
 
@@ -65,10 +64,7 @@ def calibrate(
         raise CardtallyError(
             f"Deck {deck!r} is already calibrated; add --replace to calibrate it again."
         )
-    existing = load_decks(embedder_version=None)
-    compatible = type(existing)(tuple(p for p in existing.profiles
-                                      if p.embedder_version == embedder_version()))
-    result = calibrate_deck(deck, photos, compatible)
+    result = calibrate_deck(deck, photos, current_decks())
     write_profile(result.profile, replace=replace)
     plural = "s" if len(photos) != 1 else ""
     skipped = []

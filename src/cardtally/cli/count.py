@@ -11,8 +11,7 @@ import typer
 
 from ..errors import CardtallyError
 from ..vision.count import CountResult, PhotoCount, check_photo_paths, count_photos
-from ..vision.decks import DeckSet, load_decks
-from ..vision.embed import embedder_version
+from ..vision.decks import DeckSet, usable_decks
 from ._progress import PhotoProgress
 from ._review import cards_to_check, check_distinct_photos
 from .app import app
@@ -46,13 +45,7 @@ def calibrated_decks(only: str | None) -> DeckSet:
         raise CardtallyError(
             "--decks needs at least one deck name, e.g. --decks red-star,red-moon."
         )
-    decks = load_decks(names, embedder_version())
-    if len(decks) == 0:
-        raise CardtallyError(
-            "No decks are calibrated yet. Calibrate each deck first: "
-            "cardtally calibrate DECK PHOTO..."
-        )
-    return decks
+    return usable_decks(names)
 
 
 def review_writer(annotate_dir: Path | None, prefix: str = ""):

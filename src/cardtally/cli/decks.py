@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..vision.decks import profile_paths, read_profile, remove_deck
-from ..vision.embed import embedder_version
+from ..vision.decks import is_current, profile_paths, read_profile, remove_deck
 from .app import CONTEXT_SETTINGS, app
 
 decks_app = typer.Typer(
@@ -30,7 +29,6 @@ def list_decks(
     """List the calibrated decks: name, cards used, prototypes, calibration date."""
     if ctx.invoked_subcommand is not None:
         return
-    version = embedder_version()
     rows = []
     for path in profile_paths():
         profile = read_profile(path)
@@ -41,7 +39,7 @@ def list_decks(
             "threshold": round(profile.threshold, 4),
             "created": profile.created,
             "embedder_version": profile.embedder_version,
-            "compatible": profile.embedder_version == version,
+            "compatible": is_current(profile),
         })
     if as_json:
         typer.echo(json.dumps({"decks": rows}))

@@ -27,7 +27,7 @@ from ..scoring.ledger import Ledger
 from ..scoring.rules import get_rules
 from ..scoring.standings import Seat
 from ..vision.calibrate import calibrate_deck
-from ..vision.decks import load_decks, write_profile
+from ..vision.decks import current_decks, write_profile
 from ._game_view import game_json, print_json, render_game
 from .app import app
 from .score import score_command
@@ -84,7 +84,7 @@ def demo(
         typer.echo("1. Calibrating the three decks from one photo each:", err=True)
         for path in calibration:
             deck = path.stem
-            result = calibrate_deck(deck, [path], load_decks())
+            result = calibrate_deck(deck, [path], current_decks())
             write_profile(result.profile)
             typer.echo(f"   {deck}: {result.n_cards} cards", err=True)
         typer.echo("2. A new Ligretto game: " + ", ".join(

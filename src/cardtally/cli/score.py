@@ -22,8 +22,7 @@ from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_scores
 from ..vision.count import CountResult, PhotoCount, check_photo_paths
-from ..vision.decks import DeckSet, load_decks, profile_path
-from ..vision.embed import embedder_version
+from ..vision.decks import DeckSet, players_decks
 from ._ask_corrections import DECLINED, ask_corrections
 from ._audit import now_utc, score_trail
 from ._card_fixes import CardFixer, parse_card_fixes
@@ -59,15 +58,7 @@ SNAP_PROMPTS = {
 
 def game_decks(game: Game) -> DeckSet:
     """The calibrated profiles of the game's decks; a clear error naming every missing one."""
-    missing = [seat for seat in game.seats if not profile_path(seat.deck).exists()]
-    if missing:
-        listed = ", ".join(f"{seat.player}'s deck '{seat.deck}'" for seat in missing)
-        verb = "is" if len(missing) == 1 else "are"
-        raise CardtallyError(
-            f"{listed} {verb} not calibrated. Calibrate each deck first: "
-            "cardtally calibrate DECK PHOTO..."
-        )
-    return load_decks([seat.deck for seat in game.seats], embedder_version())
+    return players_decks({seat.player: seat.deck for seat in game.seats})
 
 
 def check_fixes(fixes: Sequence[str], players: Sequence[str]) -> None:
