@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import CardtallyError
+from ..rounds.hand_cards import HandCard, given_to, quad_of
 from ..scoring.entry import resolve_player
 from ..scoring.rounds import RoundEntry
 from ..vision.count import PhotoCount
 from ..vision.label_layout import card_numbers
-from ._hand_cards import HandCard, given_to, quad_of
 from ._review import EVIDENCE_KEYS, saved_quad_xy
 
 #: The photo set a correction names, as typed -> the set's label in messages and evidence.

@@ -11,9 +11,9 @@ from typing import Any
 
 import typer
 
+from ..rounds.audit import CENTRE, LEFTOVER, entry_counts
 from ..scoring.entry import CENTER_OPTION, LEFTOVER_OPTION, parse_counts
 from ..scoring.rounds import RoundEntry
-from ._audit import CENTRE, LEFTOVER, entry_counts
 from ._review import EVIDENCE_KEYS, redraw_saved_review, why_not_redrawn
 
 

@@ -20,12 +20,12 @@ from typing import Any
 import typer
 
 from ..errors import CardtallyError
+from ..rounds.audit import entry_change
+from ..rounds.hand_cards import HandCardKeeper
+from ..rounds.leftovers import Leftovers
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry, round_scores
-from ._audit import entry_change
 from ._game_view import game_json, open_for_changes, print_json, result_line, table
-from ._hand_cards import HandCardKeeper
-from ._leftovers import Leftovers
 from ._progress import PhotoProgress
 from ._recount_keep import DROP_HINT, TYPED_OPTIONS, corrections_to_keep, with_typed_counts
 from ._review import (

@@ -19,6 +19,7 @@ import typer
 
 from ..errors import CardtallyError
 from ..home import data_home
+from ..rounds.leftovers import FROM_PHOTOS, Leftovers
 from ..scoring.ledger import Game
 from ..vision.card_file import load_cards, save_cards
 from ..vision.count import CountResult, PhotoCount, count_photos, load_photo
@@ -26,7 +27,6 @@ from ..vision.decks import DeckSet
 from ..vision.detections import UNKNOWN, CardDetections, CardIdentities
 from ..vision.doubt import LOW_CONFIDENCE
 from ..vision.label_layout import card_numbers
-from ._leftovers import FROM_PHOTOS, Leftovers
 from ._progress import PhotoProgress
 
 REVIEWS_DIRNAME = "reviews"

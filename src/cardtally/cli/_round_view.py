@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..rounds.audit import trail_lines
 from ..scoring.ledger import Game
-from ._audit import trail_lines
 from ._game_view import render_round
 from ._review import EVIDENCE_KEYS
 

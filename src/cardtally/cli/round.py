@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 
 from ..errors import CardtallyError
+from ..rounds.audit import entry_change, with_correction
 from ..scoring.entry import build_round
 from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import physical_warnings
-from ._audit import entry_change, with_correction
 from ._card_fixes import edit_saved_cards, moved, parse_card_fixes
 from ._edit_record import edit_text, redraw_reviews, reviews_to_redraw, with_typed_counts
 from ._game_view import (

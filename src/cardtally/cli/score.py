@@ -17,6 +17,9 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import CardtallyError, Declined
+from ..rounds.audit import now_utc, score_trail
+from ..rounds.doubts import point_swings, swing_text
+from ..rounds.leftovers import FROM_PHOTOS, PHOTOS, Leftovers
 from ..scoring.entry import resolve_player
 from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, Ledger
@@ -24,9 +27,7 @@ from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_
 from ..vision.count import CountResult, PhotoCount, check_photo_paths
 from ..vision.decks import DeckSet, players_decks
 from ._ask_corrections import DECLINED, ask_corrections
-from ._audit import now_utc, score_trail
 from ._card_fixes import CardFixer, parse_card_fixes
-from ._doubts import point_swings, swing_text
 from ._game_view import (
     finished_message,
     game_json,
@@ -35,7 +36,7 @@ from ._game_view import (
     result_line,
     table,
 )
-from ._leftovers import FROM_PHOTOS, PHOTOS, Leftovers, leftover_choice, typed_leftovers
+from ._leftover_options import leftover_choice, typed_leftovers
 from ._progress import PhotoProgress
 from ._review import (
     ReviewCounter,

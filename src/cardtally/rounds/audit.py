@@ -16,7 +16,7 @@ from typing import Any
 
 from ..scoring.fixes import apply_fixes
 from ..scoring.rounds import RoundEntry
-from ._hand_cards import HandCard
+from .hand_cards import HandCard
 
 CENTRE, LEFTOVER = "centre", "leftover"
 
