@@ -208,3 +208,29 @@ def count_photos(
             del loaded, image_bgr
             release_free_memory()  # else each photo's freed buffers add to the peak
     return CountResult(tuple(photos), decks.names)
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file (so a saved round can be re-counted from the same photos)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_distinct_photos(paths: Sequence[Path]) -> None:
+    """Refuse two files with the same bytes (a photo copied under another name, or given for
+    both the centre and the leftover piles): its cards would count twice."""
+    seen: dict[str, Path] = {}
+    for path in paths:
+        try:
+            digest = sha256_of(Path(path))
+        except OSError:
+            continue  # unreadable: reading it to count says so clearly
+        if digest in seen:
+            raise CardtallyError(
+                f"{seen[digest]} and {path} are the same photo (identical bytes); each photo "
+                "may be counted only once."
+            )
+        seen[digest] = Path(path)

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 
 from cardtally.cli import app
 from cardtally.cli import score as score_module
-from cardtally.cli._review import cards_to_check
+from cardtally.rounds.doubts import cards_to_check
 from cardtally.scoring.ledger import Ledger
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.vision import count as count_module

@@ -15,9 +15,9 @@ from pathlib import Path
 import typer
 
 from ..errors import CardtallyError, Declined
+from ..rounds.card_fixes import CardFixer, parse_card_fixes
 from ..scoring.fixes import is_fix
 from ..vision.count import PhotoCount
-from ._card_fixes import CardFixer, parse_card_fixes
 
 PROMPT = (
     "Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), n not to save, or "

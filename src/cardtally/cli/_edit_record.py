@@ -12,9 +12,10 @@ from typing import Any
 import typer
 
 from ..rounds.audit import CENTRE, LEFTOVER, entry_counts
+from ..rounds.evidence import EVIDENCE_KEYS
+from ..rounds.review import redraw_saved_review, why_not_redrawn
 from ..scoring.entry import CENTER_OPTION, LEFTOVER_OPTION, parse_counts
 from ..scoring.rounds import RoundEntry
-from ._review import EVIDENCE_KEYS, redraw_saved_review, why_not_redrawn
 
 
 def edit_text(cards: Sequence[str] | None, center: Sequence[str] | None,

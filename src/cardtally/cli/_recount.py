@@ -4,7 +4,7 @@ The evidence that ``score`` saved names each photo with its SHA-256, the ``--fix
 and the counted values. A re-count checks every photo is still there and unchanged, counts the
 photos with the current models, applies the same ``--fix`` corrections, shows old and new
 counts, asks (like ``score``) and replaces the round's counts and evidence in one transaction.
-Hand corrections are kept (``_recount_keep``): cards given by hand go again to the card in
+Hand corrections are kept (``rounds.recount_keep``): cards given by hand go again to the card in
 their place, counts typed with ``round edit`` stay; one that cannot be kept makes the re-count
 refuse unless ``--drop-corrections``.
 """
@@ -21,20 +21,17 @@ import typer
 
 from ..errors import CardtallyError
 from ..rounds.audit import entry_change
+from ..rounds.doubts import cards_to_check
+from ..rounds.evidence import photo_round_evidence
 from ..rounds.hand_cards import HandCardKeeper
 from ..rounds.leftovers import Leftovers
+from ..rounds.recount_keep import DROP_HINT, TYPED_OPTIONS, corrections_to_keep, with_typed_counts
+from ..rounds.review import ReviewCounter, new_review_dir
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry, round_scores
+from ..vision.count import sha256_of
 from ._game_view import game_json, open_for_changes, print_json, result_line, table
 from ._progress import PhotoProgress
-from ._recount_keep import DROP_HINT, TYPED_OPTIONS, corrections_to_keep, with_typed_counts
-from ._review import (
-    ReviewCounter,
-    cards_to_check,
-    new_review_dir,
-    photo_round_evidence,
-    sha256_of,
-)
 from .score import (
     CENTRE,
     LEFTOVER,

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..rounds.audit import trail_lines
+from ..rounds.evidence import EVIDENCE_KEYS
 from ..scoring.ledger import Game
 from ._game_view import render_round
-from ._review import EVIDENCE_KEYS
 
 
 def _photo_lines(evidence: dict[str, Any]) -> list[str]:

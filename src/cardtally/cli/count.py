@@ -10,10 +10,16 @@ import numpy as np
 import typer
 
 from ..errors import CardtallyError
-from ..vision.count import CountResult, PhotoCount, check_photo_paths, count_photos
+from ..rounds.doubts import cards_to_check
+from ..vision.count import (
+    CountResult,
+    PhotoCount,
+    check_distinct_photos,
+    check_photo_paths,
+    count_photos,
+)
 from ..vision.decks import DeckSet, usable_decks
 from ._progress import PhotoProgress
-from ._review import cards_to_check, check_distinct_photos
 from .app import app
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]

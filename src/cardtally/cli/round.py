@@ -9,10 +9,11 @@ import typer
 
 from ..errors import CardtallyError
 from ..rounds.audit import entry_change, with_correction
+from ..rounds.card_fixes import edit_saved_cards, moved, parse_card_fixes
+from ..rounds.review import remove_round_reviews
 from ..scoring.entry import build_round
 from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import physical_warnings
-from ._card_fixes import edit_saved_cards, moved, parse_card_fixes
 from ._edit_record import edit_text, redraw_reviews, reviews_to_redraw, with_typed_counts
 from ._game_view import (
     echo_warnings,
@@ -26,7 +27,6 @@ from ._game_view import (
     result_line,
     round_json,
 )
-from ._review import remove_round_reviews
 from ._round_view import render_round_detail
 from .app import sub_app
 

@@ -18,16 +18,18 @@ import typer
 
 from ..errors import CardtallyError, Declined
 from ..rounds.audit import now_utc, score_trail
-from ..rounds.doubts import point_swings, swing_text
+from ..rounds.card_fixes import CardFixer, parse_card_fixes
+from ..rounds.doubts import cards_to_check, point_swings, swing_text
+from ..rounds.evidence import counts_by_player, photo_round_evidence
 from ..rounds.leftovers import FROM_PHOTOS, PHOTOS, Leftovers
+from ..rounds.review import ReviewCounter, discard_review_dir, new_review_dir
 from ..scoring.entry import resolve_player
 from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_scores
-from ..vision.count import CountResult, PhotoCount, check_photo_paths
+from ..vision.count import CountResult, PhotoCount, check_distinct_photos, check_photo_paths
 from ..vision.decks import DeckSet, players_decks
 from ._ask_corrections import DECLINED, ask_corrections
-from ._card_fixes import CardFixer, parse_card_fixes
 from ._game_view import (
     finished_message,
     game_json,
@@ -38,15 +40,6 @@ from ._game_view import (
 )
 from ._leftover_options import leftover_choice, typed_leftovers
 from ._progress import PhotoProgress
-from ._review import (
-    ReviewCounter,
-    cards_to_check,
-    check_distinct_photos,
-    counts_by_player,
-    discard_review_dir,
-    new_review_dir,
-    photo_round_evidence,
-)
 from .app import app
 
 #: Labels of the two photo sets of a round (review file names, messages, evidence keys).
@@ -404,6 +397,9 @@ def score_command(
         finally:
             if not saved:
                 discard_review_dir(review_dir, keep=snapped)
+                if snapped:
+                    typer.echo(f"The photos taken are kept: {', '.join(map(str, snapped))}",
+                               err=True)
         if yes:
             show_proposal(game, entry, doubtful, warnings, review_dir, as_json, saved=True)
         game = ledger.game(game.id)

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..rounds.audit import CENTRE, LEFTOVER
-from ..rounds.hand_cards import HandCard
 from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry
+from .audit import CENTRE, LEFTOVER
+from .hand_cards import HandCard
 
 #: The ``round edit`` option that types each set's counts.
 TYPED_OPTIONS = {CENTRE: "--center", LEFTOVER: "--leftover"}

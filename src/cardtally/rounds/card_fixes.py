@@ -23,12 +23,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import CardtallyError
-from ..rounds.hand_cards import HandCard, given_to, quad_of
 from ..scoring.entry import resolve_player
 from ..scoring.rounds import RoundEntry
 from ..vision.count import PhotoCount
 from ..vision.label_layout import card_numbers
-from ._review import EVIDENCE_KEYS, saved_quad_xy
+from .evidence import EVIDENCE_KEYS
+from .hand_cards import HandCard, given_to, quad_of
+from .review import saved_quad_xy
 
 #: The photo set a correction names, as typed -> the set's label in messages and evidence.
 SET_LABELS = {"centre": "centre", "center": "centre", "leftover": "leftover", "pile": "leftover"}

@@ -1,64 +1,37 @@
-"""A scored round's evidence: its review folder, review images, photo digests and counts;
-and the lines naming the cards a user should check in the review images.
-
-``score`` writes the evidence while counting; ``round recount`` reads it back and counts
-again; ``count --annotate`` prints the cards to check too.
-"""
+"""A round's review folder: the review image of each photo (its cards outlined and numbered)
+with the cards kept beside it, drawn while the photos are counted and again after a
+correction; removed when the round is not saved or is undone."""
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
-import typer
 
 from ..errors import CardtallyError
 from ..home import data_home
-from ..rounds.leftovers import FROM_PHOTOS, Leftovers
-from ..scoring.ledger import Game
 from ..vision.card_file import load_cards, save_cards
-from ..vision.count import CountResult, PhotoCount, count_photos, load_photo
+from ..vision.count import CountResult, PhotoCount, count_photos, load_photo, sha256_of
 from ..vision.decks import DeckSet
-from ..vision.detections import UNKNOWN, CardDetections, CardIdentities
-from ..vision.doubt import LOW_CONFIDENCE
+from ..vision.detections import CardDetections, CardIdentities
 from ..vision.label_layout import card_numbers
-from ._progress import PhotoProgress
+from .evidence import EVIDENCE_KEYS, photo_evidence
 
 REVIEWS_DIRNAME = "reviews"
-#: A round's two photo sets, by label (messages, review file names), and their keys in its
-#: saved evidence.
-EVIDENCE_KEYS = {"centre": "center", "leftover": "leftover"}
 
 
-def sha256_of(path: Path) -> str:
-    """Hex SHA-256 of a file (so a saved round can be re-counted from the same photos)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+class CountProgress(Protocol):
+    """Where counting reports its progress (the CLI: a bar on a terminal, else lines)."""
 
+    def stage(self, path: Path, stage: str) -> None:
+        """The photo at ``path`` enters ``stage`` (``vision.count.STAGES``)."""
 
-def check_distinct_photos(paths: Sequence[Path]) -> None:
-    """Refuse two files with the same bytes (a photo copied under another name, or given for
-    both the centre and the leftover piles): its cards would count twice."""
-    seen: dict[str, Path] = {}
-    for path in paths:
-        try:
-            digest = sha256_of(Path(path))
-        except OSError:
-            continue  # unreadable: reading it to count says so clearly
-        if digest in seen:
-            raise CardtallyError(
-                f"{seen[digest]} and {path} are the same photo (identical bytes); each photo "
-                "may be counted only once."
-            )
-        seen[digest] = Path(path)
+    def done(self, line: str) -> None:
+        """A photo is counted: ``line`` says how many cards it has."""
 
 
 def new_review_dir(game_id: int, number: int) -> Path:
@@ -82,14 +55,13 @@ def new_review_dir(game_id: int, number: int) -> Path:
 
 
 def discard_review_dir(review_dir: Path, keep: Sequence[Path] = ()) -> None:
-    """Remove a round's review folder after a failure; photos in ``keep`` stay (and are named)."""
+    """Remove a round's review folder after a failure; photos in ``keep`` stay."""
     if not keep:
         shutil.rmtree(review_dir, ignore_errors=True)
         return
     for path in review_dir.iterdir():
         if path not in keep:
             path.unlink(missing_ok=True)
-    typer.echo(f"The photos taken are kept: {', '.join(str(p) for p in keep)}", err=True)
 
 
 def remove_round_reviews(evidence: Any) -> list[Path]:
@@ -119,34 +91,12 @@ def remove_round_reviews(evidence: Any) -> list[Path]:
     return kept
 
 
-def photo_evidence(photo: PhotoCount, review: Path | None, cards_file: Path | None = None
-                   ) -> dict[str, Any]:
-    """What the ledger keeps about one photo, to review or re-count the round later.
-
-    ``card_decks`` lists every card's deck by its number in the review image (card 1 first;
-    ``None`` for cards counted for nobody: unknown or face up), for ``round edit --card``;
-    ``cards_file`` the cards as counted, to draw the review image again.
-    """
-    by_number = np.argsort(card_numbers(photo.detections), kind="stable")
-    return {
-        "path": str(photo.path.resolve()),
-        "sha256": photo.sha256,
-        "review_image": None if review is None else str(review),
-        "cards_file": None if cards_file is None else str(cards_file),
-        "counts": photo.identities.counts(),
-        "unknown": photo.identities.unknown_count,
-        "face_up": photo.identities.face_up_count,
-        "cards": len(photo.detections),
-        "card_decks": [photo.identities.deck_name(int(i)) for i in by_number],
-    }
-
-
 class ReviewCounter:
     """Counts a set of photos, writing each one's review image into ``review_dir`` as it goes.
 
     ``correct(label, photo)``, where given, returns the photo with the user's corrections
     (``score --card``) and how many cards they changed: the review image and the result show
-    the corrected cards.
+    the corrected cards. ``progress`` hears of each photo's stages and of each photo counted.
     """
 
     def __init__(
@@ -154,7 +104,7 @@ class ReviewCounter:
         decks: DeckSet,
         review_dir: Path,
         correct: Callable[[str, PhotoCount], tuple[PhotoCount, int]] | None = None,
-        progress: PhotoProgress | None = None,
+        progress: CountProgress | None = None,
     ) -> None:
         self.decks = decks
         self.review_dir = review_dir
@@ -168,11 +118,8 @@ class ReviewCounter:
         counted: list[PhotoCount] = []
 
         def after(photo: PhotoCount, image_bgr: np.ndarray) -> None:
-            line = f"{label}: {photo.path.name}: {len(photo.detections)} cards"
             if self.progress is not None:
-                self.progress.done(line)
-            else:
-                typer.echo(line, err=True)
+                self.progress.done(f"{label}: {photo.path.name}: {len(photo.detections)} cards")
             if self.correct is not None:
                 photo, n_fixed = self.correct(label, photo)
                 self.by_hand[photo.path] = n_fixed
@@ -259,70 +206,6 @@ def _decoded_again(photo: PhotoCount) -> np.ndarray:
             f"{photo.path} changed while the round was being scored; run score again."
         )
     return loaded.image.bgr
-
-
-def counts_by_player(game: Game, result: CountResult) -> dict[str, int]:
-    counts = result.counts
-    return {seat.player: counts[seat.deck] for seat in game.seats}
-
-
-def photo_round_evidence(
-    game: Game,
-    counter: ReviewCounter,
-    center: CountResult,
-    leftover: CountResult,
-    fixes: Sequence[str],
-    card_fixes: Sequence[str] = (),
-    leftovers: Leftovers = FROM_PHOTOS,
-) -> dict[str, Any]:
-    """The ``evidence`` JSON of a photo-scored round (``round recount`` reads it back).
-
-    The photos' counts are those after the ``--card`` corrections (``card_fixes``), which
-    the review images show; ``fixes`` (``--fix``) apply on top of them. Typed ``leftovers``
-    count with the leftover photos (there are none then).
-    """
-    typed = leftovers.counts(game.players)
-    piles = counts_by_player(game, leftover)
-    return {
-        "source": "photos",
-        EVIDENCE_KEYS["centre"]: counter.evidence(center),
-        EVIDENCE_KEYS["leftover"]: counter.evidence(leftover),
-        "fixes": list(fixes),
-        "card_fixes": list(card_fixes),
-        "counted_center": counts_by_player(game, center),
-        "counted_leftover": {player: n + typed[player] for player, n in piles.items()},
-        **leftovers.to_json(),
-    }
-
-
-def cards_to_check(result: CountResult, label: str = "",
-                   nobody: str = "no player's deck") -> list[str]:
-    """Human lines for the cards a user should look at, by their numbers in the review image:
-    those the identification was unsure about, those two sibling decks tie on, and those that
-    match ``nobody``."""
-    lines = []
-    for photo in result.photos:
-        ids = photo.identities
-        numbers = card_numbers(photo.detections)
-        where = f"{label} {photo.path.name}".strip()
-        unsure = np.flatnonzero((ids.deck_index >= 0) & (ids.confidence < LOW_CONFIDENCE))
-        for i in sorted(unsure, key=lambda k: numbers[k]):
-            lines.append(
-                f"{where}: card {numbers[i]} looks like {ids.deck_name(i)} "
-                f"({ids.confidence[i]:.0%} sure)"
-            )
-        untied = ids.deck_index == UNKNOWN
-        for i in sorted(np.flatnonzero(untied), key=lambda k: numbers[k]):
-            if pair := ids.ties(i):
-                lines.append(f"{where}: card {numbers[i]} could be {pair[0]} or {pair[1]} "
-                             "(the detail that tells them apart does not show)")
-                untied[i] = False
-        unknown = sorted(int(n) for n in numbers[untied])
-        if unknown:
-            listed = ", ".join(str(n) for n in unknown)
-            lines.append(f"{where}: card{'s' if len(unknown) > 1 else ''} {listed} "
-                         f"match{'es' if len(unknown) == 1 else ''} {nobody}")
-    return lines
 
 
 def why_not_redrawn(photo: dict[str, Any]) -> str | None:
