@@ -20,8 +20,8 @@ from photo_fakes import (
 )
 from typer.testing import CliRunner
 
+from cardtally.cli import _confirm as confirm_module
 from cardtally.cli import app
-from cardtally.cli import score as score_module
 from cardtally.scoring.ledger import Ledger
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.vision import count as count_module
@@ -194,7 +194,7 @@ def test_counts_typed_by_hand_are_kept(scored, monkeypatch):
 
 
 def test_prompt_on_a_terminal(scored, monkeypatch, cardtally_home: Path):
-    monkeypatch.setattr(score_module, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(confirm_module, "stdin_is_terminal", lambda: True)
     monkeypatch.setattr(count_module, "identify", yellow_looks_red)
     before = Unchanged(cardtally_home)
     result = run("round", "recount", "1", input="n\n")

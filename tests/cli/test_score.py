@@ -27,8 +27,8 @@ from photo_fakes import (
 )
 from typer.testing import CliRunner
 
+from cardtally.cli import _confirm as confirm_module
 from cardtally.cli import app
-from cardtally.cli import score as score_module
 from cardtally.rounds.doubts import cards_to_check
 from cardtally.scoring.ledger import Ledger
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
@@ -171,7 +171,7 @@ def test_json_output_and_fixes(photos):
 
 @pytest.mark.usefixtures("game")
 def test_prompt_on_a_terminal(photos, monkeypatch, cardtally_home: Path):
-    monkeypatch.setattr(score_module, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(confirm_module, "stdin_is_terminal", lambda: True)
     before = Unchanged(cardtally_home)
     result = run("score", *score_args(photos), input="n\n")
     # Saying no is no error: a plain message, exit 0, nothing saved.

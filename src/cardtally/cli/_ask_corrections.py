@@ -18,13 +18,12 @@ from ..errors import CardtallyError, Declined
 from ..rounds.card_fixes import CardFixer, parse_card_fixes
 from ..scoring.fixes import is_fix
 from ..vision.count import PhotoCount
+from ._confirm import DECLINED
 
 PROMPT = (
     "Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), n not to save, or "
     "press Enter to save"
 )
-#: Saying no at the question (here or at "Save this round?").
-DECLINED = "Not saved (you declined). Correct with --card or --fix and run score again."
 _SETS = r"(?:centre|center|leftover|pile)"
 #: Corrections are apart by commas or semicolons, or by spaces before the next correction
 #: (a player's name may hold spaces).

@@ -22,24 +22,19 @@ import typer
 from ..errors import CardtallyError
 from ..rounds.audit import entry_change
 from ..rounds.doubts import cards_to_check
-from ..rounds.evidence import photo_round_evidence
+from ..rounds.evidence import CENTRE, LEFTOVER, photo_round_evidence
 from ..rounds.hand_cards import HandCardKeeper
 from ..rounds.leftovers import Leftovers
+from ..rounds.photo_round import game_decks, photo_round
 from ..rounds.recount_keep import DROP_HINT, TYPED_OPTIONS, corrections_to_keep, with_typed_counts
 from ..rounds.review import ReviewCounter, new_review_dir
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry, round_scores
 from ..vision.count import sha256_of
+from ._confirm import confirm_or_fail
 from ._game_view import game_json, open_for_changes, print_json, result_line, table
 from ._progress import PhotoProgress
-from .score import (
-    CENTRE,
-    LEFTOVER,
-    confirm_or_fail,
-    echo_saved_warnings,
-    game_decks,
-    photo_round,
-)
+from ._round_table import echo_saved_warnings
 
 
 def saved_photos(number: int, stored: StoredRound) -> tuple[dict[str, Any], list[Path], list[Path]]:

@@ -29,8 +29,8 @@ from ..scoring.standings import Seat
 from ..vision.calibrate import calibrate_deck
 from ..vision.decks import current_decks, write_profile
 from ._game_view import game_json, print_json, render_game
+from ._score_run import score_round
 from .app import app
-from .score import score_command
 
 DEMO_DIRNAME = "demo"
 SAMPLES_PACKAGE = "cardtally.samples"
@@ -137,4 +137,4 @@ def cardtally_command() -> str:
 def _score(centre: Path, leftover: Path, caller: str, game_id: int) -> None:
     """Score the round through the same code as ``cardtally score --yes``."""
     # Only what differs from the command's defaults, so new ``score`` options need no change here.
-    score_command(center=[centre], leftover=[leftover], caller=caller, game_id=game_id, yes=True)
+    score_round([centre], [leftover], caller=caller, game_id=game_id, yes=True)

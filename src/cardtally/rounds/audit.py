@@ -16,9 +16,8 @@ from typing import Any
 
 from ..scoring.fixes import apply_fixes
 from ..scoring.rounds import RoundEntry
+from .evidence import CENTRE, LEFTOVER
 from .hand_cards import HandCard
-
-CENTRE, LEFTOVER = "centre", "leftover"
 
 
 def now_utc() -> str:

@@ -18,9 +18,10 @@ from .leftovers import FROM_PHOTOS, Leftovers
 if TYPE_CHECKING:
     from .review import ReviewCounter
 
-#: A round's two photo sets, by label (messages, review file names), and their keys in its
-#: saved evidence.
-EVIDENCE_KEYS = {"centre": "center", "leftover": "leftover"}
+#: Labels of a round's two photo sets (messages, review file names, corrections) ...
+CENTRE, LEFTOVER = "centre", "leftover"
+#: ... and their keys in its saved evidence.
+EVIDENCE_KEYS = {CENTRE: "center", LEFTOVER: "leftover"}
 
 
 def photo_evidence(photo: PhotoCount, review: Path | None, cards_file: Path | None = None

@@ -2,7 +2,7 @@
 
 ``round recount`` counts the photos again; the user's corrections must not silently vanish.
 Cards given by hand (``--card``) are given again to the card lying in the same place
-(:class:`~cardtally.cli._hand_cards.HandCardKeeper`); counts typed with ``round edit
+(:class:`~cardtally.rounds.hand_cards.HandCardKeeper`); counts typed with ``round edit
 --center/--leftover`` stay as typed. Rounds saved before cardtally kept these records can have
 corrections a re-count cannot keep: it then refuses unless told ``--drop-corrections``.
 """
