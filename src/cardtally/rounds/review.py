@@ -4,6 +4,7 @@ correction; removed when the round is not saved or is undone."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -238,3 +239,18 @@ def redraw_saved_review(label: str, photo: dict[str, Any], n_by_hand: int) -> No
     loaded = load_photo(Path(photo["path"]))
     draw_review(Path(photo["review_image"]), label, Path(photo["path"]).name, n_by_hand,
                 loaded.image.bgr, detections, edited)
+
+
+def remove_replaced_reviews(evidence: dict[str, Any]) -> None:
+    """Delete the review images replaced evidence pointed to (never a photo), and their
+    folders when that leaves them empty (photos taken with the camera stay)."""
+    photos = {p["path"] for p in evidence["center"] + evidence["leftover"]}
+    folders = set()
+    for photo in evidence["center"] + evidence["leftover"]:
+        for kept in (photo.get("review_image"), photo.get("cards_file")):
+            if kept and kept not in photos:
+                Path(kept).unlink(missing_ok=True)
+                folders.add(Path(kept).parent)
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when empty
