@@ -10,6 +10,7 @@ import typer
 
 from ..errors import CardtallyError
 from ..rounds.edit import edit_round, redraw_reviews
+from ..rounds.evidence import RoundEvidence
 from ..rounds.review import remove_round_reviews
 from ..scoring.entry import CENTER_OPTION, LEFTOVER_OPTION, build_round
 from ..scoring.ledger import Game, Ledger
@@ -175,8 +176,8 @@ def edit(
             warnings = _checked(physical_warnings(edited.entry, game.rules), strict)
             for problem in edited.problems:
                 typer.echo(f"Warning: {problem}", err=True)
-            ledger.replace_round(game.id, number, edited.entry, warnings,
-                                 evidence=edited.evidence)
+            evidence = None if edited.evidence is None else edited.evidence.to_json()
+            ledger.replace_round(game.id, number, edited.entry, warnings, evidence=evidence)
             game = ledger.game(game.id)
         for path in redraw_reviews(edited.redraws):
             typer.echo(f"Review image drawn again: {path}", err=True)
@@ -206,7 +207,7 @@ def undo(game_id: GameOption = None, json_out: JsonOption = False) -> None:
     with open_for_changes() as ledger:
         with ledger.transaction():
             game = ledger.game(game_id)
-            evidence = game.rounds[-1].evidence if game.rounds else None
+            evidence = RoundEvidence.from_json(game.rounds[-1].evidence) if game.rounds else None
             number = ledger.remove_last_round(game.id)
             game = ledger.game(game.id)
         kept = remove_round_reviews(evidence)

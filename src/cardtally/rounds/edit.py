@@ -7,34 +7,33 @@ images of the cards given by hand are drawn again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from ..scoring.entry import CENTER_OPTION, LEFTOVER_OPTION, build_round, parse_counts
 from ..scoring.ledger import Game
 from ..scoring.rounds import RoundEntry
 from .audit import CENTRE, LEFTOVER, entry_change, entry_counts, with_correction
 from .card_fixes import edit_saved_cards, moved, parse_card_fixes
-from .evidence import EVIDENCE_KEYS
+from .evidence import EVIDENCE_KEYS, PhotoEvidence, RoundEvidence
 from .review import redraw_saved_review, why_not_redrawn
 
 
-def with_typed_counts(evidence: Any, center: Sequence[str], leftover: Sequence[str],
-                      entry: RoundEntry) -> Any:
+def with_typed_counts(evidence: RoundEvidence | None, center: Sequence[str],
+                      leftover: Sequence[str], entry: RoundEntry) -> RoundEvidence | None:
     """A photo round's evidence with the counts typed by hand (``typed_counts``), as they now
     stand in ``entry`` (a later ``--card`` moves them too); ``round recount`` keeps them."""
-    if not isinstance(evidence, dict) or evidence.get("source") != "photos":
+    if evidence is None or not evidence.from_photos:
         return evidence
-    typed = {label: dict(values) for label, values in (evidence.get("typed_counts") or {}).items()}
+    typed = {label: dict(values) for label, values in (evidence.typed_counts or {}).items()}
     for label, option, texts in ((CENTRE, CENTER_OPTION, center), (LEFTOVER, LEFTOVER_OPTION,
                                                                      leftover)):
         for player in parse_counts(option, texts, entry.players):
             typed.setdefault(label, {})[player] = 0
     now = entry_counts(entry)
-    return {**evidence, "typed_counts": {
+    return replace(evidence, typed_counts={
         label: {player: now[label][player] for player in values} for label, values in typed.items()
-    }}
+    })
 
 
 @dataclass(frozen=True)
@@ -42,28 +41,28 @@ class Redraw:
     """A saved photo's review image to draw again: its set, its evidence, cards given by hand."""
 
     label: str
-    photo: dict[str, Any]
+    photo: PhotoEvidence
     n_by_hand: int
 
 
-def reviews_to_redraw(evidence: Any, cards: Sequence[str]) -> tuple[list[Redraw], list[str]]:
+def reviews_to_redraw(evidence: RoundEvidence | None, cards: Sequence[str]
+                      ) -> tuple[list[Redraw], list[str]]:
     """The review images ``round edit --card`` changed, and why any of them cannot be drawn
     again (the correction is saved all the same)."""
-    if not cards or not isinstance(evidence, dict):
+    if not cards or evidence is None:
         return [], []
-    hand = [c for c in evidence.get("hand_cards") or [] if isinstance(c, dict)]
-    touched = {(c.get("set"), c.get("photo")) for c in hand[len(hand) - len(cards):]}
+    hand = evidence.hand_cards
+    touched = {(c.label, c.photo) for c in hand[len(hand) - len(cards):]}
     redraws, problems = [], []
-    for label, key in EVIDENCE_KEYS.items():
-        for photo in evidence.get(key) or []:
-            if (label, photo.get("path")) not in touched:
+    for label in EVIDENCE_KEYS:
+        for photo in evidence.photos(label):
+            if (label, photo.path) not in touched:
                 continue
             if problem := why_not_redrawn(photo):
-                problems.append(f"the review image of {Path(str(photo.get('path'))).name} is "
-                                f"not drawn again: {problem}.")
+                problems.append(f"the review image of {photo.name} is not drawn again: "
+                                f"{problem}.")
                 continue
-            numbers = {c.get("number") for c in hand if (c.get("set"), c.get("photo")) ==
-                       (label, photo.get("path"))}
+            numbers = {c.number for c in hand if (c.label, c.photo) == (label, photo.path)}
             redraws.append(Redraw(label, photo, len(numbers)))
     return redraws, problems
 
@@ -72,7 +71,7 @@ def redraw_reviews(redraws: Sequence[Redraw]) -> list[Path]:
     """Draw the review images again (after the round is saved); their paths."""
     for redraw in redraws:
         redraw_saved_review(redraw.label, redraw.photo, redraw.n_by_hand)
-    return [Path(redraw.photo["review_image"]) for redraw in redraws]
+    return [Path(redraw.photo.review_image or "") for redraw in redraws]
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ class EditedRound:
     again once it is saved (``redraws``) or that cannot be (``problems``)."""
 
     entry: RoundEntry
-    evidence: Any
+    evidence: RoundEvidence | None
     redraws: list[Redraw]
     problems: list[str]
 
@@ -93,11 +92,11 @@ def edit_round(game: Game, number: int, text: str, *, cards: Sequence[str] = (),
     the ``center``/``leftover`` counts (``NAME=N``) and the caller replaced; ``text`` is the
     correction as the user typed it (the audit trail)."""
     stored = game.round(number)
-    base, evidence = stored.entry, stored.evidence
+    base, evidence = stored.entry, RoundEvidence.from_json(stored.evidence)
     if cards:
         fixes = parse_card_fixes(cards, game.players)
         deck_of = {seat.player: seat.deck for seat in game.seats}
-        change, evidence = edit_saved_cards(number, stored.evidence, fixes, deck_of)
+        change, evidence = edit_saved_cards(number, evidence, fixes, deck_of)
         base = moved(base, change, fixes)
     entry = build_round(game.players, center=center, leftover=leftover, caller=caller,
                         base=base, clear_caller=no_caller)

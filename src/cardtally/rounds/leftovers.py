@@ -36,12 +36,14 @@ class Leftovers:
 
     @classmethod
     def from_evidence(cls, evidence: Mapping[str, Any]) -> Leftovers:
-        """The leftovers a saved round was scored with (older rounds: photos, maybe none)."""
+        """The leftovers a saved round's evidence JSON names (older rounds: photos, maybe
+        none)."""
         typed = evidence.get("typed_leftover")
-        return cls(
-            str(evidence.get("leftover_source", PHOTOS)),
-            {str(p): int(n) for p, n in typed.items()} if isinstance(typed, dict) else {},
-        )
+        try:
+            counts = {str(p): int(n) for p, n in typed.items()} if isinstance(typed, dict) else {}
+        except (TypeError, ValueError):
+            counts = {}
+        return cls(str(evidence.get("leftover_source", PHOTOS)), counts)
 
 
 #: Leftovers counted from photos only (every round scored before typed leftovers existed).

@@ -8,8 +8,8 @@ saved in one transaction, and only if the game has not changed since it was read
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from ..errors import CardtallyError
 from ..scoring.fixes import apply_fixes
@@ -20,7 +20,7 @@ from ..vision.decks import DeckSet, players_decks
 from .audit import now_utc, score_trail
 from .card_fixes import CardFixer
 from .doubts import cards_to_check, point_swings
-from .evidence import CENTRE, LEFTOVER, counts_by_player, photo_round_evidence
+from .evidence import CENTRE, LEFTOVER, RoundEvidence, counts_by_player, photo_round_evidence
 from .leftovers import FROM_PHOTOS, Leftovers
 from .review import CountProgress, ReviewCounter
 
@@ -87,7 +87,7 @@ def photo_round(
 
 
 def save_new_round(
-    ledger: Ledger, seen: Game, entry: RoundEntry, warnings: list[str], evidence: dict[str, Any]
+    ledger: Ledger, seen: Game, entry: RoundEntry, warnings: list[str], evidence: RoundEvidence
 ) -> int:
     """Append the round in one transaction, unless the game changed since ``seen`` was read."""
     with ledger.transaction():
@@ -98,7 +98,7 @@ def save_new_round(
                 f"has {len(now.rounds)} rounds). Check it with 'cardtally game show' and run "
                 "score again."
             )
-        return ledger.add_round(seen.id, entry, warnings, evidence=evidence)
+        return ledger.add_round(seen.id, entry, warnings, evidence=evidence.to_json())
 
 
 class PhotoRound:
@@ -165,19 +165,18 @@ class PhotoRound:
         self.fixers.append(cards)
         self.fixes += fixes
 
-    def evidence(self) -> dict[str, Any]:
+    def evidence(self) -> RoundEvidence:
         """What the ledger keeps about the round: photos, corrections and their trail."""
         card_texts = [text for fixer in self.fixers for text in fixer.texts()]
         evidence = photo_round_evidence(self.game, self.counter, self.results[CENTRE],
                                         self.results[LEFTOVER], self.fixes, card_texts,
                                         self.leftovers)
         given = [card for fixer in self.fixers for card in fixer.given.values()]
-        evidence["hand_cards"] = [card.to_json() for card in given]
-        counted = {CENTRE: evidence["counted_center"], LEFTOVER: evidence["counted_leftover"]}
+        counted = {CENTRE: evidence.counted_center or {},
+                   LEFTOVER: evidence.counted_leftover or {}}
         trail = score_trail(self.game.players, counted, given, self.fixes, self.player_of,
                             now_utc())
-        evidence["corrections"] = [correction.to_json() for correction in trail]
-        return evidence
+        return replace(evidence, hand_cards=tuple(given), corrections=tuple(trail))
 
     def save(self, ledger: Ledger) -> int:
         """Save the round as proposed now; its number."""

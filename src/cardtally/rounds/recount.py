@@ -11,9 +11,9 @@ drop it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from ..errors import CardtallyError
 from ..scoring.ledger import Game, Ledger, StoredRound
@@ -21,57 +21,42 @@ from ..scoring.rounds import RoundEntry
 from ..vision.count import PhotoCount, sha256_of
 from .audit import entry_change
 from .doubts import cards_to_check
-from .evidence import CENTRE, LEFTOVER, photo_round_evidence
+from .evidence import CENTRE, LEFTOVER, Recount, RoundEvidence, photo_round_evidence
 from .hand_cards import HandCardKeeper
-from .leftovers import Leftovers
 from .photo_round import game_decks, photo_round
 from .recount_keep import DROP_HINT, TYPED_OPTIONS, corrections_to_keep, with_typed_counts
 from .review import CountProgress, ReviewCounter, remove_replaced_reviews
 
 
-def saved_photos(number: int, stored: StoredRound) -> tuple[dict[str, Any], list[Path], list[Path]]:
+def saved_photos(number: int, stored: StoredRound) -> tuple[RoundEvidence, list[Path], list[Path]]:
     """The round's evidence and its photo paths, each checked to exist with the saved SHA-256."""
-    evidence = stored.evidence
+    evidence = RoundEvidence.from_json(stored.evidence)
     if evidence is None:
         raise CardtallyError(
             f"Round {number} was typed in by hand; there are no photos to re-count."
         )
-    incomplete = CardtallyError(
-        f"The saved evidence of round {number} is incomplete; it cannot be re-counted."
-    )
-    if not isinstance(evidence, dict) or evidence.get("source") != "photos":
-        raise incomplete
-    paths: dict[str, list[Path]] = {}
-    for key in ("center", "leftover"):
-        photos = evidence.get(key)
-        if not isinstance(photos, list):
-            raise incomplete
-        paths[key] = []
-        for photo in photos:
-            if not isinstance(photo, dict) or not {"path", "sha256"} <= photo.keys():
-                raise incomplete
-            path = Path(photo["path"])
-            if not path.is_file():
-                raise CardtallyError(
-                    f"Cannot re-count round {number}: its photo {path} is missing."
-                )
-            if sha256_of(path) != photo["sha256"]:
-                raise CardtallyError(
-                    f"Cannot re-count round {number}: its photo {path} has changed since the "
-                    "round was scored (its SHA-256 differs)."
-                )
-            paths[key].append(path)
-    if not paths["center"]:
-        raise incomplete
-    return evidence, paths["center"], paths["leftover"]
+    if not evidence.from_photos or not evidence.complete or not evidence.center:
+        raise CardtallyError(
+            f"The saved evidence of round {number} is incomplete; it cannot be re-counted."
+        )
+    for photo in evidence.all_photos:
+        path = Path(photo.path)
+        if not path.is_file():
+            raise CardtallyError(f"Cannot re-count round {number}: its photo {path} is missing.")
+        if sha256_of(path) != photo.sha256:
+            raise CardtallyError(
+                f"Cannot re-count round {number}: its photo {path} has changed since the "
+                "round was scored (its SHA-256 differs)."
+            )
+    return (evidence, [Path(p.path) for p in evidence.center],
+            [Path(p.path) for p in evidence.leftover])
 
 
-def check_counted_unchanged(number: int, evidence: dict[str, Any],
+def check_counted_unchanged(number: int, evidence: RoundEvidence,
                             counted: list[PhotoCount]) -> None:
     """The bytes counted are the bytes saved (a photo replaced while being counted)."""
-    saved = [p["sha256"] for p in evidence["center"] + evidence["leftover"]]
-    for sha, photo in zip(saved, counted, strict=True):
-        if photo.sha256 != sha:
+    for saved, photo in zip(evidence.all_photos, counted, strict=True):
+        if photo.sha256 != saved.sha256:
             raise CardtallyError(
                 f"Cannot re-count round {number}: its photo {photo.path} changed while it was "
                 "being counted."
@@ -94,7 +79,7 @@ class RoundRecount:
         self.stored = game.round(number)
         self.old_evidence, self.center_paths, self.leftover_paths = saved_photos(number,
                                                                                   self.stored)
-        self.fixes = list(self.old_evidence.get("fixes") or [])
+        self.fixes = list(self.old_evidence.fixes)
         kept = corrections_to_keep(game, self.stored, self.old_evidence)
         if kept.lost and not drop_corrections:
             raise CardtallyError(
@@ -106,7 +91,7 @@ class RoundRecount:
         deck_of = {seat.player: seat.deck for seat in game.seats}
         self.keeper = HandCardKeeper(number, kept.hand_cards, deck_of, drop_corrections)
         self.decks = game_decks(game)
-        self.leftovers = Leftovers.from_evidence(self.old_evidence)
+        self.leftovers = self.old_evidence.leftovers
 
     @property
     def n_photos(self) -> int:
@@ -146,30 +131,26 @@ class RoundRecount:
         """The doubtful cards of the new count, by their numbers in the review images."""
         return cards_to_check(self.center, CENTRE) + cards_to_check(self.leftover, LEFTOVER)
 
-    def evidence(self) -> dict[str, Any]:
+    def evidence(self) -> RoundEvidence:
         """The new evidence: the new count's, the corrections kept, the trail and re-counts."""
         old = self.old_evidence
         evidence = photo_round_evidence(
             self.game, self.counter, self.center, self.leftover, self.fixes,
             [card.text for card in self.keeper.kept], self.leftovers,
         )
-        evidence["hand_cards"] = [card.to_json() for card in self.keeper.kept]
-        evidence["typed_counts"] = self.typed_counts
         how = "round recount" + (" --drop-corrections" if self.drop_corrections else "")
-        evidence["corrections"] = [
-            *old.get("corrections", []),
-            entry_change(how, "", self.stored.entry, self.entry).to_json(),
-        ]
         previous = self.stored.entry.counts
-        evidence["recounts"] = [
-            *old.get("recounts", []),
-            {
-                "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "previous_center": {c.player: c.center_cards for c in previous},
-                "previous_leftover": {c.player: c.pile_cards for c in previous},
-            },
-        ]
-        return evidence
+        recount = Recount(datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                          {c.player: c.center_cards for c in previous},
+                          {c.player: c.pile_cards for c in previous})
+        return replace(
+            evidence,
+            hand_cards=tuple(self.keeper.kept),
+            typed_counts=self.typed_counts,
+            corrections=(*(old.corrections or ()),
+                         entry_change(how, "", self.stored.entry, self.entry)),
+            recounts=(*(old.recounts or ()), recount),
+        )
 
     def save(self, ledger: Ledger) -> None:
         """Replace the round's counts and evidence, unless it changed since it was read; the
@@ -183,7 +164,7 @@ class RoundRecount:
                     "photos were being counted; run recount again."
                 )
             ledger.replace_round(self.game.id, self.number, self.entry, self.warnings,
-                                 evidence=evidence)
+                                 evidence=evidence.to_json())
         remove_replaced_reviews(self.old_evidence)
 
 

@@ -9,7 +9,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ..vision.count import CountResult, PhotoCount, count_photos, load_photo, sh
 from ..vision.decks import DeckSet
 from ..vision.detections import CardDetections, CardIdentities
 from ..vision.label_layout import card_numbers
-from .evidence import EVIDENCE_KEYS, photo_evidence
+from .evidence import PhotoEvidence, RoundEvidence
 
 REVIEWS_DIRNAME = "reviews"
 
@@ -65,18 +65,16 @@ def discard_review_dir(review_dir: Path, keep: Sequence[Path] = ()) -> None:
             path.unlink(missing_ok=True)
 
 
-def remove_round_reviews(evidence: Any) -> list[Path]:
+def remove_round_reviews(evidence: RoundEvidence | None) -> list[Path]:
     """After a round is undone: remove its review folders (review images, cards files),
     keeping any of the round's own photos that lie there (taken with ``--snap``); returns the
     photos kept. Only folders inside the data home's review folder are touched."""
-    if not isinstance(evidence, dict) or evidence.get("source") != "photos":
+    if evidence is None or not evidence.from_photos:
         return []
     root = (data_home() / REVIEWS_DIRNAME).resolve()
-    photos = [p for key in EVIDENCE_KEYS.values() for p in evidence.get(key) or []
-              if isinstance(p, dict)]
-    folders = {Path(str(p["review_image"])).resolve().parent for p in photos
-               if p.get("review_image")}
-    own_photos = {Path(str(p.get("path"))).resolve() for p in photos}
+    photos = evidence.all_photos
+    folders = {Path(p.review_image).resolve().parent for p in photos if p.review_image}
+    own_photos = {Path(p.path).resolve() for p in photos}
     kept: list[Path] = []
     for folder in sorted(folders):
         if root not in folder.parents or not folder.is_dir():
@@ -156,9 +154,10 @@ class ReviewCounter:
         return draw_review(target, label, photo.path.name, self.by_hand.get(photo.path, 0),
                            image_bgr, in_photo_px(photo), photo.identities)
 
-    def evidence(self, result: CountResult) -> list[dict[str, Any]]:
-        return [photo_evidence(p, self.reviews.get(p.path), self.card_files.get(p.path))
-                for p in result.photos]
+    def evidence(self, result: CountResult) -> tuple[PhotoEvidence, ...]:
+        """What the ledger keeps about each photo of ``result``, with its review image."""
+        return tuple(PhotoEvidence.of(p, self.reviews.get(p.path), self.card_files.get(p.path))
+                     for p in result.photos)
 
 
 def in_photo_px(photo: PhotoCount) -> CardDetections:
@@ -168,9 +167,9 @@ def in_photo_px(photo: PhotoCount) -> CardDetections:
     return photo.detections.placed(photo.full_wh[0] / photo.image_wh[0], (0.0, 0.0), photo.full_wh)
 
 
-def saved_quad_xy(photo: dict[str, Any], number: int) -> tuple[tuple[float, float], ...] | None:
+def saved_quad_xy(photo: PhotoEvidence, number: int) -> tuple[tuple[float, float], ...] | None:
     """Card ``number``'s outline (photo pixels) from a saved photo's cards file, if kept."""
-    cards_file = photo.get("cards_file")
+    cards_file = photo.cards_file
     if not cards_file or not Path(cards_file).is_file():
         return None
     detections, _ = load_cards(Path(cards_file))
@@ -209,45 +208,49 @@ def _decoded_again(photo: PhotoCount) -> np.ndarray:
     return loaded.image.bgr
 
 
-def why_not_redrawn(photo: dict[str, Any]) -> str | None:
+def why_not_redrawn(photo: PhotoEvidence) -> str | None:
     """Why a saved photo's review image cannot be drawn again (``None``: it can)."""
-    path = Path(str(photo.get("path")))
-    if not photo.get("review_image") or not photo.get("cards_file"):
+    path = Path(photo.path)
+    if not photo.review_image or not photo.cards_file or photo.card_decks is None:
         return "the round keeps no record of its cards' outlines"
-    if not Path(photo["cards_file"]).is_file():
-        return f"{photo['cards_file']} is missing"
+    if not Path(photo.cards_file).is_file():
+        return f"{photo.cards_file} is missing"
     if not path.is_file():
         return f"its photo {path} is missing"
-    if sha256_of(path) != photo.get("sha256"):
+    if sha256_of(path) != photo.sha256:
         return f"its photo {path} has changed since the round was scored"
     return None
 
 
-def redraw_saved_review(label: str, photo: dict[str, Any], n_by_hand: int) -> None:
+def redraw_saved_review(label: str, photo: PhotoEvidence, n_by_hand: int) -> None:
     """Draw a saved photo's review image again with its cards' decks as the evidence now
     gives them (``card_decks``, by number), e.g. after ``round edit --card``."""
-    detections, identities = load_cards(Path(photo["cards_file"]))
+    problem = why_not_redrawn(photo)
+    if problem is not None or not photo.review_image or not photo.cards_file \
+            or photo.card_decks is None:
+        raise CardtallyError(f"The review image of {photo.name} cannot be drawn again: {problem}.")
+    detections, identities = load_cards(Path(photo.cards_file))
     numbers = card_numbers(detections)
     deck_index, confidence = identities.deck_index.copy(), identities.confidence.copy()
     for i, number in enumerate(numbers):
-        name = photo["card_decks"][number - 1]
+        name = photo.card_decks[number - 1]
         if name in identities.deck_names and name != identities.deck_name(i):
             deck_index[i] = identities.deck_names.index(name)
             confidence[i] = 1.0  # given by hand
     edited = CardIdentities(deck_index, confidence, identities.deck_names, identities.tied_decks,
                             identities.similarity)
-    loaded = load_photo(Path(photo["path"]))
-    draw_review(Path(photo["review_image"]), label, Path(photo["path"]).name, n_by_hand,
+    loaded = load_photo(Path(photo.path))
+    draw_review(Path(photo.review_image), label, photo.name, n_by_hand,
                 loaded.image.bgr, detections, edited)
 
 
-def remove_replaced_reviews(evidence: dict[str, Any]) -> None:
+def remove_replaced_reviews(evidence: RoundEvidence) -> None:
     """Delete the review images replaced evidence pointed to (never a photo), and their
     folders when that leaves them empty (photos taken with the camera stay)."""
-    photos = {p["path"] for p in evidence["center"] + evidence["leftover"]}
+    photos = {p.path for p in evidence.all_photos}
     folders = set()
-    for photo in evidence["center"] + evidence["leftover"]:
-        for kept in (photo.get("review_image"), photo.get("cards_file")):
+    for photo in evidence.all_photos:
+        for kept in (photo.review_image, photo.cards_file):
             if kept and kept not in photos:
                 Path(kept).unlink(missing_ok=True)
                 folders.add(Path(kept).parent)
