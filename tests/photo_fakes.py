@@ -1,4 +1,5 @@
-"""A stand-in vision stage for fast CLI tests of ``count``, ``score`` and ``round recount``.
+"""A stand-in vision stage for fast tests of ``count``, ``score``, ``round recount`` and the
+round use case (``cardtally.rounds``); shared by tests/cli and tests/rounds.
 
 Photos are drawn by hand: flat coloured cards apart from each other on a dark table. The real
 loader and the classical contour detector find them; a fake ``identify`` gives each card to the
