@@ -6,12 +6,13 @@ import shutil
 
 import typer
 
+from ..rounds.games import game_json, open_for_changes
 from ..rounds.recount import RoundRecount, counts_json
 from ..rounds.review import new_review_dir
 from ..scoring.ledger import Game
 from ..scoring.rounds import RoundEntry, round_scores
 from ._confirm import confirm_or_fail
-from ._game_view import game_json, open_for_changes, print_json, result_line, table
+from ._game_view import print_json, result_line, table
 from ._progress import PhotoProgress
 from ._round_table import echo_saved_warnings
 

@@ -23,12 +23,13 @@ from typing import Annotated
 import typer
 
 from ..home import HOME_ENV, ensure_data_home, ledger_path
+from ..rounds.games import game_json
 from ..scoring.ledger import Ledger
 from ..scoring.rules import get_rules
 from ..scoring.standings import Seat
 from ..vision.calibrate import calibrate_deck
 from ..vision.decks import current_decks, write_profile
-from ._game_view import game_json, print_json, render_game
+from ._game_view import print_json, render_game
 from ._score_run import score_round
 from .app import app
 

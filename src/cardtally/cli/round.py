@@ -11,6 +11,7 @@ import typer
 from ..errors import CardtallyError
 from ..rounds.edit import edit_round, redraw_reviews
 from ..rounds.evidence import RoundEvidence
+from ..rounds.games import game_json, open_for_changes, read_game, round_json
 from ..rounds.review import remove_round_reviews
 from ..scoring.entry import CENTER_OPTION, LEFTOVER_OPTION, build_round
 from ..scoring.ledger import Game, Ledger
@@ -18,14 +19,10 @@ from ..scoring.rounds import physical_warnings
 from ._game_view import (
     echo_warnings,
     finished_message,
-    game_json,
-    open_for_changes,
     print_json,
-    read_game,
     render_round,
     render_standings,
     result_line,
-    round_json,
 )
 from ._round_view import render_round_detail
 from .app import sub_app
