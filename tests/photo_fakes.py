@@ -91,6 +91,21 @@ def fake_vision(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(count_module, "identify", fake_identify)
 
 
+#: A program for ``python -c``: the ``cardtally`` command line with the stand-in vision stage
+#: (its arguments follow), for tests that run it as a child process on a pty.
+CLI_CHILD = """
+import sys
+from photo_fakes import fake_identify
+from cardtally.vision import count as count_module
+from cardtally.vision.detect_classical import detect_cards_classical
+count_module.detect_cards = detect_cards_classical
+count_module.identify = fake_identify
+from cardtally.cli import main
+sys.argv = ["cardtally", *sys.argv[1:]]
+main()
+"""
+
+
 def calibrate(*names: str) -> None:
     """Store a deck profile for each name (the fake identify ignores its prototypes)."""
     for name in names:

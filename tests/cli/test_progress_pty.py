@@ -11,28 +11,15 @@ import os
 import pty
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
-from photo_fakes import calibrate, fake_vision, write_photo  # noqa: F401
+from photo_fakes import CLI_CHILD, calibrate, fake_vision, write_photo  # noqa: F401
 from typer.testing import CliRunner
 
 from cardtally.cli import app
 
 HERE = Path(__file__).resolve().parent
-CHILD = textwrap.dedent(
-    """
-    import sys
-    from photo_fakes import fake_identify
-    from cardtally.vision import count as count_module
-    from cardtally.vision.detect_classical import detect_cards_classical
-    count_module.detect_cards = detect_cards_classical
-    count_module.identify = fake_identify
-    from cardtally.cli import main
-    sys.argv = ["cardtally", *sys.argv[1:]]
-    main()
-    """
-)
+CHILD = CLI_CHILD
 
 
 def run_with_stderr_on_a_pty(args: list[str]) -> tuple[int, str, str]:

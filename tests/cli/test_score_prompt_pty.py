@@ -13,30 +13,17 @@ import pty
 import select
 import signal
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
-from photo_fakes import fake_vision, round_photos, start_fake_game  # noqa: F401
+from photo_fakes import CLI_CHILD, fake_vision, round_photos, start_fake_game  # noqa: F401
 from typer.testing import CliRunner
 
 from cardtally.cli import app
 
 HERE = Path(__file__).resolve().parent
-CHILD = textwrap.dedent(
-    """
-    import sys
-    from photo_fakes import fake_identify
-    from cardtally.vision import count as count_module
-    from cardtally.vision.detect_classical import detect_cards_classical
-    count_module.detect_cards = detect_cards_classical
-    count_module.identify = fake_identify
-    from cardtally.cli import main
-    sys.argv = ["cardtally", *sys.argv[1:]]
-    main()
-    """
-)
+CHILD = CLI_CHILD
 SAVE = "Save this round? [Y/n]:"
 WHY = "The cards to check could change the points:"
 
