@@ -5,9 +5,11 @@ Player names are matched case-insensitively and stored as first written.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..errors import CardtallyError, UsageError
+from .names import check_deck_name, name_key, player_name
 from .rounds import PlayerCounts, RoundEntry
 from .rules import RuleSet
 from .standings import Seat
@@ -16,6 +18,7 @@ CENTER_OPTION = "--center"
 LEFTOVER_OPTION = "--leftover"
 CALLER_OPTION = "--caller"
 MAX_COUNT = 1000  # far above any real deck; keeps typos like 1500 out of the ledger
+_ASCII_DIGITS = re.compile(r"[0-9]+\Z")
 
 
 def parse_seats(rules: RuleSet, texts: Sequence[str]) -> list[Seat]:
@@ -25,11 +28,13 @@ def parse_seats(rules: RuleSet, texts: Sequence[str]) -> list[Seat]:
         name, sep, deck = (part.strip() for part in text.partition("="))
         if not sep or not name or not deck or "=" in deck:
             raise UsageError(
-                f"Bad --player '{text}': write NAME=DECK, e.g. --player Anna=red-star."
+                f"Bad --player {text!r}: write NAME=DECK, e.g. --player Anna=red-star."
             )
+        name = player_name(name)
+        check_deck_name(deck)
         for seat in seats:
-            if seat.player.casefold() == name.casefold():
-                raise CardtallyError(f"Player '{name}' is listed twice.")
+            if name_key(seat.player) == name_key(name):
+                raise CardtallyError(f"Player {name!r} is listed twice.")
             if seat.deck.casefold() == deck.casefold():
                 raise CardtallyError(
                     f"Deck '{deck}' is given to both {seat.player} and {name}; "
@@ -51,10 +56,10 @@ def parse_seats(rules: RuleSet, texts: Sequence[str]) -> list[Seat]:
 def resolve_player(name: str, players: Sequence[str], option: str) -> str:
     """The player called ``name`` (any case), as stored; else a clear error."""
     for player in players:
-        if player.casefold() == name.strip().casefold():
+        if name_key(player) == name_key(name):
             return player
     raise CardtallyError(
-        f"Unknown player '{name}' in {option}. The players are: {', '.join(players)}."
+        f"Unknown player {name!r} in {option}. The players are: {', '.join(players)}."
     )
 
 
@@ -65,7 +70,7 @@ def parse_counts(option: str, texts: Sequence[str], players: Sequence[str]) -> d
         name, sep, value = (part.strip() for part in text.partition("="))
         if not sep or not name:
             raise CardtallyError(
-                f"Bad {option} '{text}': write NAME=N, a player and a number of cards."
+                f"Bad {option} {text!r}: write NAME=N, a player and a number of cards."
             )
         player = resolve_player(name, players, option)
         if player in counts:
@@ -75,14 +80,14 @@ def parse_counts(option: str, texts: Sequence[str], players: Sequence[str]) -> d
 
 
 def _parse_count(option: str, text: str, value: str) -> int:
-    try:
-        count = int(value)
-    except ValueError:
-        raise CardtallyError(
-            f"Bad count in {option} {text}: '{value}' is not a whole number of cards."
-        ) from None
-    if count < 0:
+    # Only ASCII digits: int() would also take "٣", "1_000" and "+3".
+    if value.startswith("-") and _ASCII_DIGITS.match(value[1:]):
         raise CardtallyError(f"Bad count in {option} {text}: a count cannot be negative.")
+    if not _ASCII_DIGITS.match(value):
+        raise CardtallyError(
+            f"Bad count in {option} {text}: {value!r} is not a whole number of cards."
+        )
+    count = int(value)
     if count > MAX_COUNT:
         raise CardtallyError(
             f"Bad count in {option} {text}: more than {MAX_COUNT} cards is not a real count."

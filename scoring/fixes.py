@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from ..errors import CardtallyError
 from .entry import resolve_player
 
-_FIX_RE = re.compile(r"^(?P<name>[^=]+)=(?P<what>centre|center|pile|leftover):(?P<delta>[+-]\d+)$")
+_FIX_RE = re.compile(r"^(?P<name>[^=]+)=(?P<what>centre|center|pile|leftover):(?P<delta>[+-][0-9]+)$")
 
 
 def is_fix(text: str) -> bool:
@@ -28,7 +28,7 @@ def apply_fixes(
         match = _FIX_RE.match(text.strip())
         if match is None:
             raise CardtallyError(
-                f"Bad --fix '{text}': write NAME=centre:+N or NAME=pile:-N, "
+                f"Bad --fix {text!r}: write NAME=centre:+N or NAME=pile:-N, "
                 "e.g. --fix Anna=centre:+1."
             )
         player = resolve_player(match["name"].strip(), players, "--fix")

@@ -31,6 +31,7 @@ BUSY_TIMEOUT_S = 5.0
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_MESSAGE = "The game ledger is busy (another cardtally is writing); try again."
 NEW_GAME_HINT = "cardtally game new --player NAME=DECK --player NAME=DECK"
+MAX_SQLITE_INTEGER = 2**63 - 1
 
 _RULE_COLUMNS = (
     "deck_size",
@@ -199,11 +200,24 @@ class Ledger:
     def current_game_id(self) -> int | None:
         with self._reading() as conn:
             row = conn.execute("SELECT value FROM settings WHERE key = 'current_game'").fetchone()
-        return int(row[0]) if row else None
+        if row is None:
+            return None
+        if not str(row[0]).isdigit():
+            raise CardtallyError(
+                f"The game ledger {self.path} is damaged: the current game is {row[0]!r}, not a "
+                "game number. Pick a game with 'cardtally game show GAME' or undo the hand edit."
+            )
+        return int(row[0])
 
     def game_ids(self) -> list[int]:
         with self._reading() as conn:
             return [row[0] for row in conn.execute("SELECT id FROM games ORDER BY id")]
+
+    def games_with_deck(self, deck: str) -> list[tuple[int, str]]:
+        """(game id, player) of every game in which someone plays ``deck``."""
+        with self._reading() as conn:
+            return [(int(game_id), str(name)) for game_id, name in conn.execute(
+                "SELECT game_id, name FROM players WHERE deck = ? ORDER BY game_id", (deck,))]
 
     def game(self, game_id: int | None = None) -> Game:
         """Game ``game_id``, or the current game when None."""
@@ -211,6 +225,18 @@ class Ledger:
             game_id = self.current_game_id()
             if game_id is None:
                 raise CardtallyError(f"No game yet. Start one with: {NEW_GAME_HINT}")
+        if not 1 <= game_id <= MAX_SQLITE_INTEGER:  # SQLite cannot even look such an id up
+            raise CardtallyError(f"No game {game_id} in the ledger; see: cardtally game list")
+        try:
+            return self._read_game(game_id)
+        except _HandEdited as exc:
+            raise CardtallyError(
+                f"The game ledger {self.path} is damaged: in game {game_id}, {exc}. Undo the hand "
+                f"edit, or move the ledger aside (e.g. mv '{self.path}' '{self.path}.broken') to "
+                "start a new one."
+            ) from None
+
+    def _read_game(self, game_id: int) -> Game:
         with self._reading() as conn:
             row = conn.execute(
                 f"SELECT created_at, rules, {', '.join(_RULE_COLUMNS)} FROM games WHERE id = ?",
@@ -218,7 +244,10 @@ class Ledger:
             ).fetchone()
             if row is None:
                 raise CardtallyError(f"No game {game_id} in the ledger; see: cardtally game list")
-            rules = RuleSet(row[1], **dict(zip(_RULE_COLUMNS, row[2:], strict=True)))
+            try:
+                rules = RuleSet(row[1], **dict(zip(_RULE_COLUMNS, row[2:], strict=True)))
+            except (TypeError, ValueError):
+                raise _HandEdited("the rules hold a value that is not a valid number") from None
             seats = [
                 (seat, Seat(name, deck))
                 for seat, name, deck in conn.execute(
@@ -233,13 +262,17 @@ class Ledger:
                 "WHERE game_id = ? ORDER BY round_number, seat",
                 (game_id,),
             ):
+                if type(center) is not int or type(pile) is not int or seat not in by_seat:
+                    raise _HandEdited(f"round {number} has a count that is not a whole number "
+                                      f"or a player who is not in the game")
                 counts.setdefault(number, []).append(PlayerCounts(by_seat[seat], center, pile))
             rounds = tuple(
                 StoredRound(
                     number=number,
-                    entry=RoundEntry(tuple(counts[number]), by_seat.get(caller_seat)),
-                    warnings=tuple(json.loads(warnings)),
-                    evidence=None if evidence is None else json.loads(evidence),
+                    entry=RoundEntry(tuple(counts.get(number, ())), by_seat.get(caller_seat)),
+                    warnings=tuple(_json_column(warnings, number, "warnings", list)),
+                    evidence=None if evidence is None else _json_column(
+                        evidence, number, "evidence", dict),
                     created_at=created,
                     updated_at=updated,
                 )
@@ -361,6 +394,20 @@ class Ledger:
         )
 
 
+class _HandEdited(Exception):
+    """A ledger value no cardtally wrote (its text says which); :meth:`Ledger.game` words it."""
+
+
+def _json_column(text: Any, number: int, column: str, kind: type) -> Any:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        value = None
+    if not isinstance(value, kind):
+        raise _HandEdited(f"round {number}'s {column} column is not the JSON cardtally writes")
+    return value
+
+
 def _seat_of(game: Game, player: str | None) -> int | None:
     return None if player is None else game.players.index(player)
 
@@ -391,6 +438,12 @@ def _translate_errors(path: Path) -> Iterator[None]:
         text = str(exc)
         if "locked" in text or "busy" in text:
             raise CardtallyError(BUSY_MESSAGE) from None
+        if "disk is full" in text or "disk I/O error" in text:
+            # A failed write is rolled back (the journal restores the file on the next open).
+            raise CardtallyError(
+                f"Cannot write the game ledger {path}: {text} (is the disk full?). Nothing was "
+                "changed; free some space and try again."
+            ) from None
         raise CardtallyError(f"Cannot use the game ledger {path}: {text}.") from None
     except sqlite3.DatabaseError as exc:
         raise _not_a_ledger(path, f"damaged: {exc}") from None

@@ -147,6 +147,10 @@ OVERRIDES: dict[str, tuple[str, int]] = {
 }
 
 
+#: No house rule needs a larger number; larger ones (typos, 2**63) stay out of the ledger.
+MAX_RULE_NUMBER = 1_000_000
+
+
 def with_overrides(rules: RuleSet, **values: int | None) -> RuleSet:
     """``rules`` with house-rule numbers replaced; keys as in :data:`OVERRIDES` (``pile_size``
     for ``--pile-size``). ``None`` keeps the default. Raises :class:`CardtallyError` naming the
@@ -161,6 +165,8 @@ def with_overrides(rules: RuleSet, **values: int | None) -> RuleSet:
         field_name, smallest = OVERRIDES[option]
         if value < smallest:
             raise CardtallyError(f"--{option} must be {smallest} or more; got {value}.")
+        if value > MAX_RULE_NUMBER:
+            raise CardtallyError(f"--{option} must be at most {MAX_RULE_NUMBER}; got {value}.")
         changes[field_name] = value
     merged = {**dataclasses.asdict(rules), **changes}
     if merged["pile_size"] > merged["deck_size"]:

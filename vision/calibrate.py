@@ -16,7 +16,7 @@ from cardtally.errors import CardtallyError, UsageError
 
 from .calibration_cards import MIN_USABLE_CARDS, find_cards, with_second_try
 from .clustering import average_linkage
-from .decks import DeckProfile, DeckSet, now_iso
+from .decks import DeckProfile, DeckSet, check_embedding_dim, now_iso
 from .detections import CardDetections
 from .embed import BackEmbedder, Embeddings, default_embedder
 from .load import load_distinct_images
@@ -236,6 +236,7 @@ def confusions(name: str, vectors: np.ndarray, own_similarity: np.ndarray,
     for profile in existing.profiles:
         if profile.name == name:
             continue
+        check_embedding_dim(profile, vectors.shape[1])
         other = (vectors @ profile.prototypes.T).max(axis=1)
         share = float(np.mean(other >= own_similarity - CONFUSABLE_MARGIN))
         if share >= CONFUSABLE_SHARE:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,11 +23,11 @@ import numpy as np
 from cardtally.errors import CardtallyError
 from cardtally.home import decks_dir, ensure_data_home
 
+from ..scoring.names import check_deck_name
 from .templates import DeckTemplate, decode_template, encode_template
 
 FORMAT_VERSION = 1
 PROFILE_SUFFIX = ".json"
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
 
 @dataclass(frozen=True)
@@ -46,6 +45,8 @@ class DeckProfile:
     face_up_prob_limit: float = 0.4
     #: Card-frame template of the back (tells sibling decks apart), or None.
     template: DeckTemplate | None = None
+    #: SHA-256 of the calibration photos (hex), so one photo cannot calibrate two decks.
+    photo_sha256: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.prototypes.ndim != 2 or len(self.prototypes) == 0:
@@ -68,6 +69,8 @@ class DeckProfile:
         }
         if self.template is not None:
             data["template"] = encode_template(self.template)
+        if self.photo_sha256:
+            data["photo_sha256"] = list(self.photo_sha256)
         return data
 
 
@@ -98,26 +101,25 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
-def check_deck_name(name: str) -> str:
-    """Return ``name`` if it can be a deck (and file) name, else raise :class:`CardtallyError`."""
-    if not _NAME_RE.match(name):
-        raise CardtallyError(
-            f"Invalid deck name {name!r}: use 1-40 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit."
-        )
-    return name
-
-
 def profile_path(name: str) -> Path:
     """Where the profile of deck ``name`` lives in the data home."""
     return decks_dir() / f"{check_deck_name(name)}{PROFILE_SUFFIX}"
 
 
-def _corrupt(path: Path, why: str) -> CardtallyError:
+def corrupt_profile(path: Path, why: str) -> CardtallyError:
+    """The error for a deck profile that cannot be used as it is: name the file, say to redo it."""
     return CardtallyError(
         f"The deck profile {path} is corrupt ({why}); remove it with "
         f"'cardtally decks remove {path.stem}' and calibrate the deck again."
     )
+
+
+def check_embedding_dim(profile: DeckProfile, embedding_dim: int) -> None:
+    """Refuse a profile whose prototypes cannot be compared with the embedder's vectors (a
+    hand-edited file: the embedder version alone does not catch it)."""
+    if profile.embedding_dim != embedding_dim:
+        raise corrupt_profile(profile_path(profile.name), f"its prototypes have "
+                              f"{profile.embedding_dim} values, this embedder's {embedding_dim}")
 
 
 def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile:
@@ -127,9 +129,9 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
     except OSError as exc:
         raise CardtallyError(f"Cannot read the deck profile {path}: {exc.strerror}.") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise _corrupt(path, "not valid JSON") from None
+        raise corrupt_profile(path, "not valid JSON") from None
     if not isinstance(raw, dict):
-        raise _corrupt(path, "not a JSON object")
+        raise corrupt_profile(path, "not a JSON object")
     if raw.get("format_version") != FORMAT_VERSION:
         raise CardtallyError(
             f"The deck profile {path} has format version {raw.get('format_version')!r}, "
@@ -147,11 +149,14 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
             created=str(raw["created"]),
             face_up_prob_limit=float(raw.get("face_up_prob_limit", 0.4)),
             template=decode_template(raw["template"]) if "template" in raw else None,
+            photo_sha256=tuple(str(h) for h in raw.get("photo_sha256", ())),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise _corrupt(path, f"bad or missing field: {exc}") from None
+        raise corrupt_profile(path, f"bad or missing field: {exc}") from None
     if not np.all(np.isfinite(prototypes)) or not -1.0 <= profile.threshold <= 1.0:
-        raise _corrupt(path, "values out of range")
+        raise corrupt_profile(path, "values out of range")
+    if profile.name != path.stem:
+        raise corrupt_profile(path, f"it names the deck {profile.name!r}, its file {path.stem!r}")
     if embedder_version is not None:
         check_compatible(profile, path, embedder_version)
     return profile
@@ -160,6 +165,10 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
 def check_compatible(profile: DeckProfile, path: Path, embedder_version: str) -> None:
     """Refuse a profile made by a different embedder: its prototypes live in another space."""
     if profile.embedder_version != embedder_version:
+        # A damaged model file has another hash too: say so rather than "calibrate again".
+        from .embed import default_embedder
+
+        default_embedder()
         raise CardtallyError(
             f"The deck profile {path} was made with embedder {profile.embedder_version}, but this "
             f"cardtally uses {embedder_version}; calibrate the deck again with "
@@ -204,11 +213,38 @@ def load_decks(names: list[str] | None = None, embedder_version: str | None = No
     else:
         paths = []
         for name in names:
+            if names.count(name) > 1:
+                raise CardtallyError(f"Deck {name} is named twice; name each deck once.")
             path = profile_path(name)
             if not path.exists():
                 raise CardtallyError(f"No such deck: {name}")
             paths.append(path)
-    return DeckSet(tuple(read_profile(p, embedder_version) for p in paths))
+    profiles = tuple(read_profile(p, embedder_version) for p in paths)
+    dims = [p.embedding_dim for p in profiles]
+    if len(set(dims)) > 1:  # a hand-edited profile: name it rather than fail on the arrays
+        from .embed import background_embeddings
+
+        shipped = background_embeddings().shape[1]  # breaks a tie between two decks
+        usual = max(dims, key=lambda dim: (dims.count(dim), dim == shipped))
+        path, dim = next((p, d) for p, d in zip(paths, dims, strict=True) if d != usual)
+        raise corrupt_profile(path, f"its prototypes have {dim} values, the other decks' {usual}")
+    return DeckSet(profiles)
+
+
+def check_photos_are_new(deck: str, photos: Sequence[Path], digests: Sequence[str]) -> None:
+    """Refuse a calibration photo that already calibrated another deck (the same bytes):
+    its cards would then count for both decks. Recalibrating ``deck`` itself may reuse them."""
+    for path in profile_paths():
+        if path.stem == deck:
+            continue
+        profile = read_profile(path)
+        for photo, digest in zip(photos, digests, strict=True):
+            if digest in profile.photo_sha256:
+                raise CardtallyError(
+                    f"{photo} already calibrated deck {profile.name!r}; calibrate each deck from "
+                    f"photos of its own cards (or deck {profile.name!r} again with 'cardtally "
+                    f"calibrate {profile.name} PHOTO... --replace')."
+                )
 
 
 def remove_deck(name: str) -> Path:

@@ -13,7 +13,7 @@ import onnxruntime as ort
 
 from cardtally.errors import CardtallyError
 
-from .onnx_session import load_packaged_model, model_session
+from .onnx_session import damaged_model, load_packaged_model, model_session
 from .rectify import CROP_PX, INPUT_CHANNELS, CardCrops
 
 EMBEDDER_FILE = "back_embedder.onnx"
@@ -189,6 +189,11 @@ def background_embeddings() -> np.ndarray:
         raise CardtallyError(
             f"The model file {BACKGROUND_FILE} is missing from the installation; reinstall cardtally."
         ) from None
+    except (ValueError, EOFError):  # not an .npy file (np.load never unpickles here)
+        vectors = None
+    if not (isinstance(vectors, np.ndarray) and vectors.ndim == 2 and len(vectors)
+            and np.issubdtype(vectors.dtype, np.floating) and np.isfinite(vectors).all()):
+        raise damaged_model(BACKGROUND_FILE)
     return _read_only_unit_rows(vectors)
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .consensus import ConsensusSettings, settle_by_consensus
-from .decks import DeckSet
+from .decks import DeckSet, check_embedding_dim
 from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
 from .embed import BackEmbedder, Embeddings, default_embedder
 from .rectify import CardCrops, card_crops
@@ -75,6 +75,7 @@ def deck_similarities(embeddings: Embeddings, decks: DeckSet) -> np.ndarray:
     sims = np.full((n, len(decks)), -1.0, np.float32)
     for k, profile in enumerate(decks.profiles):
         if n:
+            check_embedding_dim(profile, embeddings.vectors.shape[1])
             sims[:, k] = (embeddings.vectors @ profile.prototypes.T).max(axis=1)
     return sims
 

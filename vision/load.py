@@ -2,7 +2,8 @@
 
 Handles EXIF orientation (phone photos), 16-bit, greyscale and alpha images, and HEIC photos
 where pillow-heif is installed (``heif.py``); decodes large JPEGs at reduced size; refuses
-files that are not images, truncated, empty, too small, or so large that decoding them would
+files that are not images, truncated, damaged (the decoder reports corrupt data: such a photo
+would be counted from made-up pixels), empty, too small, or so large that decoding them would
 exhaust memory (the header is read before any pixel is decoded).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import numpy as np
 
 from cardtally.errors import CardtallyError
 
+from .decoder_messages import decoder_messages
 from .heif import decode_heic, heif_kind, open_heic
 
 #: Larger photos are refused before decoding (a 48 MP phone photo is 48e6 pixels).
@@ -122,28 +125,66 @@ def decode_image(data: bytes, path: Path) -> LoadedImage:
     is_jpeg = data[:2] == b"\xff\xd8"
     if is_jpeg and not _jpeg_complete(data):
         raise CardtallyError(f"{name} is truncated (the JPEG data ends early); copy it again.")
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in data[-64:]:
-        raise CardtallyError(f"{name} is truncated (the PNG data ends early); copy it again.")
+    is_png = data[:8] == b"\x89PNG\r\n\x1a\n"
+    if is_png:
+        _check_png_chunks(data, name)
     image = None
     if is_jpeg and size is not None and (reduction := _jpeg_reduction(size)) > 1:
         # Applies the EXIF orientation as IMREAD_COLOR does.
-        image = cv2.imdecode(buffer, _REDUCED_JPEG_FLAGS[reduction])
+        image = _imdecode(buffer, _REDUCED_JPEG_FLAGS[reduction], name)
         if image is not None:
             return _checked(image, name, path, _upright(size, image))
     elif not is_jpeg:
         # JPEG never carries alpha; for the others peek at the channels to composite alpha.
-        raw = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
+        raw = _imdecode(buffer, cv2.IMREAD_UNCHANGED, name)
         if raw is not None and raw.ndim == 3 and raw.shape[2] == 4:
             image = _composite_alpha(raw)
     if image is None:
         # IMREAD_COLOR applies the EXIF orientation; ANYDEPTH keeps 16-bit precision.
-        image = cv2.imdecode(buffer, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
+        image = _imdecode(buffer, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH, name)
     if image is None and kind == "AVIF":
         raise CardtallyError(f"{name} is an AVIF image, which this installation's OpenCV cannot "
                              "read; save it as JPEG or PNG.")
     if image is None:
         raise CardtallyError(f"{name} is not an image cardtally can read (JPEG, PNG, ...).")
     return _checked(image, name, path)
+
+
+def _damaged(name: str, kind: str) -> CardtallyError:
+    return CardtallyError(f"{name} is damaged (the {kind} data is corrupt); copy it again.")
+
+
+def _imdecode(buffer: np.ndarray, flags: int, name: str) -> np.ndarray | None:
+    """``cv2.imdecode``, refusing what the decoder reports as corrupt instead of printing it."""
+    with decoder_messages() as report:
+        image = cv2.imdecode(buffer, flags)
+    if report.jpeg_corrupt:
+        if any(line.startswith("Premature end of JPEG file") for line in report.lines):
+            raise CardtallyError(f"{name} is truncated (the JPEG data ends early); copy it again.")
+        raise _damaged(name, "JPEG")
+    if report.png_error:
+        raise _damaged(name, "PNG")
+    return image
+
+
+def _check_png_chunks(data: bytes, name: str) -> None:
+    """Walk the PNG chunks up to IEND: refuse a file that ends before it, or a critical chunk
+    (header, palette, pixels) that fails its checksum. Bytes after IEND are allowed (other
+    readers ignore them too)."""
+    pos = 8
+    while pos + 12 <= len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        end = pos + 12 + length
+        if end > len(data):
+            break
+        (crc,) = struct.unpack(">I", data[end - 4 : end])
+        if kind[:1].isupper() and zlib.crc32(data[pos + 4 : end - 4]) != crc:
+            raise _damaged(name, "PNG")
+        if kind == b"IEND":
+            return
+        pos = end
+    raise CardtallyError(f"{name} is truncated (the PNG data ends early); copy it again.")
 
 
 def _check_pixels(name: str, width: int, height: int) -> None:

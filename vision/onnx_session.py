@@ -11,6 +11,12 @@ from cardtally.errors import CardtallyError
 
 #: Override the execution providers, e.g. ``CUDAExecutionProvider,CPUExecutionProvider``.
 PROVIDERS_ENV = "CARDTALLY_ORT_PROVIDERS"
+#: onnxruntime's errors only (3): its warnings (telemetry with an unwritable $HOME, device
+#: discovery, graph clean-ups) are about the runtime, not the user's photos, and would show
+#: as coloured lines among cardtally's own on stderr. Sessions without their own level use it.
+ORT_LOG_SEVERITY = 3
+
+ort.set_default_logger_severity(ORT_LOG_SEVERITY)
 
 
 def load_packaged_model(filename: str, threads: int | None = None) -> ort.InferenceSession:
@@ -22,7 +28,10 @@ def load_packaged_model(filename: str, threads: int | None = None) -> ort.Infere
         raise CardtallyError(
             f"The model file {filename} is missing from the installation; reinstall cardtally."
         ) from None
-    return model_session(model_bytes, filename, threads)
+    try:
+        return model_session(model_bytes, filename, threads)
+    except CardtallyError:
+        raise damaged_model(filename) from None
 
 
 def model_session(
@@ -30,7 +39,7 @@ def model_session(
 ) -> ort.InferenceSession:
     """An inference session for an ONNX model's bytes, with the options cardtally runs on."""
     options = ort.SessionOptions()
-    options.log_severity_level = 3
+    options.log_severity_level = ORT_LOG_SEVERITY
     # The detector runs on photos of every size: an arena sized for the largest one would stay
     # allocated for the whole process (hundreds of MB); plain allocations are returned at once.
     options.enable_cpu_mem_arena = False
@@ -45,4 +54,13 @@ def model_session(
     try:
         return ort.InferenceSession(model_bytes, options, providers=chosen)
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
-        raise CardtallyError(f"The model file {filename} cannot be loaded ({exc}); reinstall.") from None
+        detail = " ".join(str(exc).split())
+        raise CardtallyError(f"The model file {filename} cannot be loaded ({detail}).") from None
+
+
+def damaged_model(filename: str) -> CardtallyError:
+    """The error for a shipped model file that is there but cannot be read."""
+    return CardtallyError(
+        f"The model file {filename} is damaged, so the installation is damaged; reinstall "
+        "cardtally (pip install --force-reinstall cardtally)."
+    )

@@ -32,7 +32,7 @@ def layout_loss(output: torch.Tensor, batch: dict[str, torch.Tensor]
     terms: dict[str, torch.Tensor] = {}
     terms["foreground"] = F.binary_cross_entropy_with_logits(output[:, 0], fg_t)
     terms["edge"] = F.binary_cross_entropy_with_logits(
-        output[:, 1], edge_t, pos_weight=torch.tensor(EDGE_POS_WEIGHT))
+        output[:, 1], edge_t, pos_weight=torch.tensor(EDGE_POS_WEIGHT, device=output.device))
     terms["corner"] = corner_loss(output[:, 2], batch["corner"])
     orient = output[:, 3:5].permute(0, 2, 3, 1)[on_edge]
     orient_t = batch["edge_orient"].permute(0, 2, 3, 1)[on_edge]

@@ -16,8 +16,8 @@ from .trunk import NECK_CHANNELS, PPOCR_MEAN_BGR, PPOCR_STD_BGR, OnnxTrunk, ppoc
 
 #: Output channels, in order: foreground, physical edge and exposed-corner logits; the edge's
 #: direction as (cos 2a, sin 2a); the offset to the card's centre (dx, dy) in cells divided by
-#: ``targets.OFFSET_SCALE``; log2 of the card's long side in cells; the card's long-axis
-#: direction as (cos 2a, sin 2a).
+#: ``targets.OFFSET_SCALE``; log2 of the card's long side in cells; the card's turn up to a
+#: quarter turn as (cos 4a, sin 4a).
 HEAD_CHANNELS = ("foreground", "edge", "corner", "orient_cos", "orient_sin", "offset_x",
                  "offset_y", "log_size", "card_cos", "card_sin")
 #: The neck's features are large (std ~6, max ~60): scaled down before the new heads.

@@ -34,8 +34,10 @@ class LayoutTargets:
     log_size: np.ndarray  # (h, w) log2 of the owning card's long side in cells (0 off cards)
     #: (h, w) 0/1: foreground cells whose card has a plausible quad (offset and size valid)
     quad_ok: np.ndarray
-    #: (2, h, w) cos, sin of twice the owning card's long-axis direction (0 off cards): cards of
-    #: a fan share nearly one centre and differ by their turn
+    #: (2, h, w) cos, sin of four times the owning card's side direction (0 off cards): the
+    #: rectangle's turn up to a quarter turn, which its edges show locally (whether a side is
+    #: the long one needs the whole card). Cards of a fan share nearly one centre and differ by
+    #: their turn.
     card_orient: np.ndarray
 
     def as_dict(self) -> dict[str, np.ndarray]:
@@ -96,8 +98,8 @@ def layout_targets(scene: Scene, stride: int = LAYOUT_STRIDE) -> LayoutTargets:
                      (quads[:, 1] - quads[:, 0] + quads[:, 2] - quads[:, 3]) / 2,
                      (quads[:, 2] - quads[:, 1] + quads[:, 3] - quads[:, 0]) / 2)
     long_axis = np.arctan2(along[:, 1], along[:, 0])
-    card_orient[0][on] = np.cos(2 * long_axis)[k]
-    card_orient[1][on] = np.sin(2 * long_axis)[k]
+    card_orient[0][on] = np.cos(4 * long_axis)[k]
+    card_orient[1][on] = np.sin(4 * long_axis)[k]
 
     _edge_orientation(edge_mask, cell_owner, cell_xy, quads, edge_orient)
     _exposed_corners(owner, scene.cards, stride, corner)

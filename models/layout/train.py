@@ -80,22 +80,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--save-every", type=int, default=100)
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda where a GPU is lent")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     args.run_dir.mkdir(parents=True, exist_ok=True)
     last = args.run_dir / "last.pt"
 
-    net = build_layout_net(pretrained=args.init != "scratch")
+    net = build_layout_net(pretrained=args.init != "scratch").to(args.device)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if last.exists():
-        state = torch.load(last, map_location="cpu")
+        state = torch.load(last, map_location=args.device)
         net.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         step = int(state["step"])
     elif args.init not in ("pretrained", "scratch"):
-        net.load_state_dict(torch.load(args.init, map_location="cpu")["model"])
+        net.load_state_dict(torch.load(args.init, map_location=args.device)["model"])
     saved_args = {k: str(v) for k, v in vars(args).items()}
     (args.run_dir / "args.json").write_text(json.dumps(saved_args, indent=1))
 
@@ -110,6 +111,7 @@ def main(argv: list[str] | None = None) -> None:
             break
         for group in optimiser.param_groups:
             group["lr"] = learning_rate(step, args.steps, args.lr)
+        batch = {k: v.to(args.device, non_blocking=True) for k, v in batch.items()}
         output = net(batch["image"])
         loss, terms = layout_loss(output, batch)
         optimiser.zero_grad(set_to_none=True)

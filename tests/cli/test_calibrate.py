@@ -172,3 +172,16 @@ def test_cards_cut_in_pieces_are_found_again_by_their_shape(tmp_path: Path):
     cv2.imwrite(str(path), family_photo_cut_in_pieces().image)
     result = calibrate("deck1", str(path))
     assert (result.exit_code, result.stdout) == (0, "Calibrated deck 'deck1' from 7 cards in 1 photo.\n")
+
+
+def test_a_photo_that_calibrated_one_deck_cannot_calibrate_another(tmp_path: Path, designs):
+    photo = spread_photo(tmp_path / "red.jpg", [designs[0]] * 5)
+    assert calibrate("red", str(photo)).exit_code == 0
+    copy = tmp_path / "copy.jpg"
+    copy.write_bytes(photo.read_bytes())
+    result = calibrate("blue", str(copy))
+    assert (result.exit_code, result.stderr) == (1, (
+        f"Error: {copy} already calibrated deck 'red'; calibrate each deck from photos of its own "
+        "cards (or deck 'red' again with 'cardtally calibrate red PHOTO... --replace').\n"))
+    assert not profile_path("blue").exists()
+    assert calibrate("red", str(copy), "--replace").exit_code == 0

@@ -280,7 +280,7 @@ def test_round_changed_while_counting(scored, monkeypatch, cardtally_home: Path)
 def test_other_errors(scored, cardtally_home: Path):
     fails(cardtally_home, "Game 1 has no round 2 (it has round 1).", "2", "--yes")
     fails(cardtally_home, "No game 4 in the ledger; see: cardtally game list", "1", "--game", "4")
-    assert run("decks", "remove", "yellow").exit_code == 0
+    assert run("decks", "remove", "yellow", "--force").exit_code == 0
     fails(
         cardtally_home,
         "Cleo's deck 'yellow' is not calibrated. Calibrate each deck first: "

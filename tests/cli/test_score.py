@@ -292,7 +292,7 @@ def test_no_such_game(photos, cardtally_home: Path):
 
 @pytest.mark.usefixtures("game")
 def test_decks_not_calibrated(photos, cardtally_home: Path):
-    assert run("decks", "remove", "blue").exit_code == 0
+    assert run("decks", "remove", "blue", "--force").exit_code == 0
     fails(
         cardtally_home,
         "Ben's deck 'blue' is not calibrated. Calibrate each deck first: "
@@ -301,7 +301,7 @@ def test_decks_not_calibrated(photos, cardtally_home: Path):
         "--yes",
     )
     for deck in ("red", "yellow"):
-        assert run("decks", "remove", deck).exit_code == 0
+        assert run("decks", "remove", deck, "--force").exit_code == 0
     fails(
         cardtally_home,
         "Anna's deck 'red', Ben's deck 'blue', Cleo's deck 'yellow' are not calibrated. "

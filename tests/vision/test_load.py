@@ -1,6 +1,8 @@
 """Photo decoding: every odd input either loads upright in 8-bit BGR or gives a clear error."""
 
+import os
 import sys
+import zlib
 from pathlib import Path
 
 import cv2
@@ -10,6 +12,7 @@ from exif_jpeg import jpeg_with_exif_orientation
 
 from cardtally.errors import CardtallyError
 from cardtally.vision import load
+from cardtally.vision.decoder_messages import decoder_messages
 from cardtally.vision.load import MAX_IMAGE_PIXELS, load_image, resize_to_long_side
 
 
@@ -100,6 +103,71 @@ def test_truncated_png_is_reported_as_truncated(tmp_path: Path) -> None:
     with pytest.raises(CardtallyError) as error:
         load_image(path)
     assert str(error.value) == "cut.png is truncated (the PNG data ends early); copy it again."
+
+
+def test_png_with_bytes_after_its_end_loads(tmp_path: Path) -> None:
+    # Some editors leave a few bytes after IEND; OpenCV and Pillow read such files.
+    path = tmp_path / "tail.png"
+    cv2.imwrite(str(path), _picture())
+    path.write_bytes(path.read_bytes() + b"\x00\x00garbage\n")
+    assert load_image(path).image_wh == (90, 60)
+
+
+SAMPLE_CENTRE = Path(__file__).resolve().parents[2] / "samples" / "round1" / "centre.jpg"
+
+
+def _damaged_jpeg(path: Path) -> None:
+    # The scan's middle third is lost but the end marker is still there: libjpeg decodes it
+    # (with made-up pixels) and only says "Corrupt JPEG data" on stderr.
+    data = SAMPLE_CENTRE.read_bytes()
+    path.write_bytes(data[: len(data) // 3] + data[2 * len(data) // 3 :])
+
+
+def _damaged_png(path: Path) -> None:
+    cv2.imwrite(str(path), _picture())
+    data = bytearray(path.read_bytes())
+    data[data.index(b"IDAT") + 8] ^= 0xFF  # a pixel byte: the chunk's checksum no longer holds
+    path.write_bytes(bytes(data))
+
+
+def _damaged_png_right_checksum(path: Path) -> None:
+    _damaged_png(path)
+    data = bytearray(path.read_bytes())
+    start = data.index(b"IDAT")
+    length = int.from_bytes(data[start - 4 : start], "big")
+    crc = zlib.crc32(bytes(data[start : start + 4 + length]))
+    data[start + 4 + length : start + 8 + length] = crc.to_bytes(4, "big")
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "message"),
+    [
+        ("scan.jpg", _damaged_jpeg, "scan.jpg is damaged (the JPEG data is corrupt); copy it again."),
+        ("crc.png", _damaged_png, "crc.png is damaged (the PNG data is corrupt); copy it again."),
+        ("zlib.png", _damaged_png_right_checksum, "zlib.png is damaged (the PNG data is corrupt); copy it again."),
+    ],
+)
+def test_damaged_photo_is_refused_without_decoder_lines(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], name: str, make, message: str
+) -> None:
+    path = tmp_path / name
+    make(path)
+    with pytest.raises(CardtallyError) as error:
+        load_image(path)
+    assert str(error.value) == message
+    assert capfd.readouterr().err == ""
+
+
+def test_other_output_while_decoding_still_reaches_stderr(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # While a photo is decoded stderr is diverted; what is not the decoder's goes back to it.
+    with decoder_messages() as report:
+        os.write(2, b"centre: centre.jpg: 32 cards\nlibpng warning: iCCP: known incorrect sRGB profile\n")
+    assert report.lines == ["libpng warning: iCCP: known incorrect sRGB profile"]
+    assert not report.png_error and not report.jpeg_corrupt
+    assert capfd.readouterr().err == "centre: centre.jpg: 32 cards\n"
 
 
 HEIC = Path(__file__).resolve().parents[1] / "assets" / "phone.heic"

@@ -1,10 +1,11 @@
 """Cards from the layout network's maps: centre votes, one card size for the photo, rectangles.
 
-Every foreground cell votes for its card's centre (the network's offset head) and turn (its
-card-direction head). A card is a peak of vote mass, however many visible pieces voted for it;
-a cell belongs to the card whose peak its vote lands nearest. All cards of a photo share one size (the congruence prior): the size is
-read once from the size head over the whole foreground, never from the size of blobs, and each
-card becomes a card-size rectangle at its peak, turned as its cells say.
+Every foreground cell votes for its card's centre (the network's offset head) and turn up to a
+quarter turn (its card-direction head). A card is a peak of vote mass, however many visible pieces voted for it;
+a cell belongs to the card whose peak its vote lands nearest. All cards of a photo share one
+size (the congruence prior): the size is read once from the size head over the whole foreground, never from the size of blobs, and each
+card becomes a card-size rectangle at its peak, turned as its cells say, its long axis where
+its cells reach farther.
 """
 
 from __future__ import annotations
@@ -19,23 +20,30 @@ from .maps import LayoutMaps
 #: Playing and Ligretto cards: long side / short side (88x57 to 91x59 mm).
 CARD_ASPECT = 1.54
 FOREGROUND_MIN = 0.5
-#: A card needs this share of a whole card's area in vote mass (a 12 px strip of a 140 px card
-#: is ~13% of its area; a fifth of the votes may land off the peak).
-MIN_MASS_FRACTION = 0.05
-#: Peaks closer than this (cells) are one card: shingled cards' centres lie 15% of a card's
-#: short side apart at the least, 3.4 cells for a 140 px card.
-MIN_PEAK_SEPARATION_CELLS = 1.5
-#: Vote mass is summed over a (2r+1)^2 window around each candidate peak.
-MASS_RADIUS_CELLS = 1
-#: Votes are smoothed with this Gaussian (cells) before peaks are looked for.
-PEAK_SIGMA_CELLS = 0.8
-#: Card turns (mod 180 degrees) are binned this finely: 4 degrees, below a fan's 6-18 degree
-#: step between cards.
-TURN_BINS = 45
-#: Peaks within this many turn bins (and MIN_PEAK_SEPARATION_CELLS) are one card.
-SAME_TURN_BINS = 1
-#: A cell goes to a peak within this many turn bins of its own turn.
-ASSIGN_TURN_BINS = 2
+
+
+@dataclass(frozen=True)
+class DecodeSettings:
+    """How votes become cards. The defaults are chosen on the validation split of
+    benchmarks/layout_bench.py (never on its test split)."""
+
+    #: A card needs this share of a whole card's area in vote mass (a 12 px strip of a 140 px
+    #: card is ~13% of its area; a fifth of the votes may land off the peak).
+    min_mass_fraction: float = 0.05
+    #: Peaks closer than this (cells) are one card: shingled cards' centres lie 15% of a
+    #: card's short side apart at the least, 3.4 cells for a 140 px card.
+    min_peak_separation_cells: float = 1.5
+    #: Vote mass is summed over a (2r+1)^2 window around each candidate peak.
+    mass_radius_cells: int = 1
+    #: Votes are smoothed with this Gaussian (cells) before peaks are looked for.
+    peak_sigma_cells: float = 0.8
+    #: Card turns (mod 90 degrees) are binned this finely (22: 4 degrees, below a fan's 6-18
+    #: degree step between cards); 1 ignores the turn.
+    turn_bins: int = 22
+    #: Peaks within this many turn bins (and min_peak_separation_cells) are one card.
+    same_turn_bins: int = 1
+    #: A cell goes to a peak within this many turn bins of its own turn.
+    assign_turn_bins: int = 2
 
 
 @dataclass(frozen=True)
@@ -78,7 +86,8 @@ def card_long_cells(maps: LayoutMaps) -> float:
     return float(np.median(maps.card_long_cells[sure]))
 
 
-def read_cards(maps: LayoutMaps, long_cells: float | None = None) -> LayoutCards:
+def read_cards(maps: LayoutMaps, long_cells: float | None = None,
+               settings: DecodeSettings = DecodeSettings()) -> LayoutCards:  # noqa: B008
     """The cards in ``maps``; ``long_cells`` overrides the card size read from the maps.
 
     Votes go into (turn, y, x) bins: the cards of a fan share nearly one centre and differ by
@@ -97,8 +106,10 @@ def read_cards(maps: LayoutMaps, long_cells: float | None = None) -> LayoutCards
     vote_x = xs + 0.5 + maps.offset_xy[0, ys, xs]
     vote_y = ys + 0.5 + maps.offset_xy[1, ys, xs]
     weight = maps.foreground[ys, xs]
-    turn = (0.5 * np.arctan2(maps.card_orient[1, ys, xs], maps.card_orient[0, ys, xs])) % np.pi
-    turn_bin = (turn / np.pi * TURN_BINS).astype(int) % TURN_BINS
+    quarter = np.pi / 2
+    turn = (0.25 * np.arctan2(maps.card_orient[1, ys, xs], maps.card_orient[0, ys, xs])) % quarter
+    bins = settings.turn_bins
+    turn_bin = (turn / quarter * bins).astype(int) % bins
     # the vote map reaches half a card beyond the image: a card cut by the image's edge has
     # its centre outside
     pad = int(np.ceil(0.5 * long_cells)) + 1
@@ -106,9 +117,9 @@ def read_cards(maps: LayoutMaps, long_cells: float | None = None) -> LayoutCards
     vx, vy = np.floor(vote_x).astype(int) + pad, np.floor(vote_y).astype(int) + pad
     inside = (vx >= 0) & (vx < vw) & (vy >= 0) & (vy < vh)
     used_bins = np.unique(turn_bin[inside])
-    votes = np.zeros((TURN_BINS, vh, vw), np.float32)
+    votes = np.zeros((bins, vh, vw), np.float32)
     np.add.at(votes, (turn_bin[inside], vy[inside], vx[inside]), weight[inside])
-    k = 2 * MASS_RADIUS_CELLS + 1
+    k = 2 * settings.mass_radius_cells + 1
     box = np.zeros_like(votes)
     smooth = np.zeros_like(votes)
     for b in used_bins:
@@ -116,16 +127,16 @@ def read_cards(maps: LayoutMaps, long_cells: float | None = None) -> LayoutCards
                                borderType=cv2.BORDER_CONSTANT)
         # peaks are found on a smooth map (a box sum has flat tops), their mass read from the
         # box sums of the bin and its two neighbours
-        smooth[b] = cv2.GaussianBlur(votes[b], (0, 0), PEAK_SIGMA_CELLS,
+        smooth[b] = cv2.GaussianBlur(votes[b], (0, 0), settings.peak_sigma_cells,
                                      borderType=cv2.BORDER_CONSTANT)
-    mass = box + np.roll(box, 1, axis=0) + np.roll(box, -1, axis=0)
+    mass = box + np.roll(box, 1, axis=0) + np.roll(box, -1, axis=0) if bins > 2 else box
     card_area = long_cells * long_cells / CARD_ASPECT
-    peaks = _peaks(smooth, mass, used_bins, MIN_MASS_FRACTION * card_area)
+    peaks = _peaks(smooth, mass, used_bins, settings.min_mass_fraction * card_area, settings)
     if len(peaks) == 0:
         return empty
     peak_xy = peaks[:, 1:3] + 0.5 - pad
     cell_peak = _assign_cells(peaks, turn_bin, vx, vy, inside, (vh, vw),
-                              0.5 * long_cells / CARD_ASPECT)
+                              0.5 * long_cells / CARD_ASPECT, settings)
     cell_card = np.full((h, w), -1, np.int32)
     owned = cell_peak >= 0
     cell_card[ys[owned], xs[owned]] = cell_peak[owned]
@@ -133,26 +144,28 @@ def read_cards(maps: LayoutMaps, long_cells: float | None = None) -> LayoutCards
     for index, (cx, cy) in enumerate(peak_xy):
         mine = cell_peak == index
         scores.append(float(weight[mine].mean()) if mine.any() else 0.0)
-        c2 = maps.card_orient[0, ys[mine], xs[mine]].sum() if mine.any() else 1.0
-        s2 = maps.card_orient[1, ys[mine], xs[mine]].sum() if mine.any() else 0.0
-        quads.append(_card_rectangle(cx, cy, 0.5 * float(np.arctan2(s2, c2)), long_cells))
+        c4 = maps.card_orient[0, ys[mine], xs[mine]].sum() if mine.any() else 1.0
+        s4 = maps.card_orient[1, ys[mine], xs[mine]].sum() if mine.any() else 0.0
+        side = 0.25 * float(np.arctan2(s4, c4))
+        quads.append(_card_rectangle(cx, cy, side, xs[mine] + 0.5, ys[mine] + 0.5, long_cells))
     quad_xy = np.asarray(quads, np.float32) * stride
     return LayoutCards(quad_xy, (peak_xy * stride).astype(np.float32),
                        peaks[:, 3].astype(np.float32), np.asarray(scores, np.float32),
                        cell_card, long_cells * stride)
 
 
-def _peaks(smooth: np.ndarray, mass: np.ndarray, used_bins: np.ndarray, min_mass: float
-           ) -> np.ndarray:
+def _peaks(smooth: np.ndarray, mass: np.ndarray, used_bins: np.ndarray, min_mass: float,
+           settings: DecodeSettings) -> np.ndarray:
     """(n, 4) rows of (turn bin, x, y, mass): local maxima of ``smooth`` over (turn, y, x)
     whose ``mass`` reaches ``min_mass``, strongest first; a weaker peak within
-    :data:`MIN_PEAK_SEPARATION_CELLS` and :data:`SAME_TURN_BINS` of a stronger one is the same
-    card."""
+    ``min_peak_separation_cells`` and ``same_turn_bins`` of a stronger one is the same card."""
     kernel = np.ones((3, 3), np.uint8)
     dilated = np.zeros_like(smooth)
     for b in used_bins:
         dilated[b] = cv2.dilate(smooth[b], kernel)
-    dilated = np.maximum(dilated, np.maximum(np.roll(dilated, 1, axis=0), np.roll(dilated, -1, axis=0)))
+    if len(smooth) > 2:
+        dilated = np.maximum(dilated, np.maximum(np.roll(dilated, 1, axis=0),
+                                                 np.roll(dilated, -1, axis=0)))
     bs, ys, xs = np.nonzero((smooth >= dilated) & (mass >= min_mass) & (smooth > 0))
     if len(bs) == 0:
         return np.zeros((0, 4), np.float64)
@@ -161,26 +174,29 @@ def _peaks(smooth: np.ndarray, mass: np.ndarray, used_bins: np.ndarray, min_mass
     kept: list[tuple[int, float, float, float]] = []
     for i in order:
         b, x, y = int(bs[i]), float(xs[i]), float(ys[i])
-        if all((x - kx) ** 2 + (y - ky) ** 2 >= MIN_PEAK_SEPARATION_CELLS ** 2
-               or _turn_gap(b, kb) > SAME_TURN_BINS for kb, kx, ky, _ in kept):
+        if all((x - kx) ** 2 + (y - ky) ** 2 >= settings.min_peak_separation_cells ** 2
+               or _turn_gap(b, kb, len(smooth)) > settings.same_turn_bins
+               for kb, kx, ky, _ in kept):
             kept.append((b, x, y, float(values[i])))
     return np.asarray(kept, np.float64)
 
 
-def _turn_gap(a: int, b: int) -> int:
-    d = abs(a - b) % TURN_BINS
-    return min(d, TURN_BINS - d)
+def _turn_gap(a: int, b: int, bins: int) -> int:
+    d = abs(a - b) % bins
+    return min(d, bins - d)
 
 
 def _assign_cells(peaks: np.ndarray, turn_bin: np.ndarray, vx: np.ndarray, vy: np.ndarray,
-                  inside: np.ndarray, shape_hw: tuple[int, int], reach: float) -> np.ndarray:
+                  inside: np.ndarray, shape_hw: tuple[int, int], reach: float,
+                  settings: DecodeSettings) -> np.ndarray:
     """Per voting cell, the peak its vote lands nearest among the peaks of about its turn
     (within ``reach`` cells), or -1."""
     out = np.full(len(turn_bin), -1, np.int64)
     peak_bins = peaks[:, 0].astype(int)
     peak_xy = peaks[:, 1:3].astype(int)
     for b in np.unique(turn_bin[inside]):
-        near = np.nonzero([_turn_gap(b, pb) <= ASSIGN_TURN_BINS for pb in peak_bins])[0]
+        near = np.nonzero([_turn_gap(b, pb, settings.turn_bins) <= settings.assign_turn_bins
+                           for pb in peak_bins])[0]
         mine = inside & (turn_bin == b)
         if len(near) == 0:
             continue
@@ -203,10 +219,18 @@ def _nearest_peak(peaks_xy: np.ndarray, shape_hw: tuple[int, int]
     return label_to_peak[labels], distance
 
 
-def _card_rectangle(cx: float, cy: float, long_axis: float, long_cells: float) -> np.ndarray:
-    """The card-size rectangle (4, 2) in cells centred at (cx, cy), long axis at ``long_axis``."""
-    u = np.array([np.cos(long_axis), np.sin(long_axis)])
+def _card_rectangle(cx: float, cy: float, side: float, px: np.ndarray, py: np.ndarray,
+                    long_cells: float) -> np.ndarray:
+    """The card-size rectangle (4, 2) in cells centred at (cx, cy) with a side at ``side``
+    (radians, known up to a quarter turn); the long axis is the one along which the card's
+    own cells (``px``, ``py``) reach farther from the centre. Corners go round from the end of
+    a long side, so the first side is a long one."""
+    u = np.array([np.cos(side), np.sin(side)])
     v = np.array([-u[1], u[0]])
+    if len(px):
+        rel = np.stack([px - cx, py - cy], axis=1)
+        if np.abs(rel @ v).max() > np.abs(rel @ u).max():
+            u, v = v, -u
     half_long, half_short = 0.5 * long_cells, 0.5 * long_cells / CARD_ASPECT
     c = np.array([cx, cy])
     return np.stack([c - half_short * v - half_long * u, c - half_short * v + half_long * u,

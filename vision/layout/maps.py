@@ -33,7 +33,7 @@ class LayoutMaps:
     edge_orient: np.ndarray  # (2, h, w) cos 2a, sin 2a of the edge's direction
     offset_xy: np.ndarray  # (2, h, w)
     card_long_cells: np.ndarray
-    card_orient: np.ndarray  # (2, h, w) cos 2a, sin 2a of the card's long axis
+    card_orient: np.ndarray  # (2, h, w) cos 4a, sin 4a: the card's turn up to a quarter turn
     image_wh: tuple[int, int]
 
     @property

@@ -21,6 +21,7 @@ from ..rounds.games import game_json, open_for_changes
 from ..rounds.leftovers import PHOTOS
 from ..rounds.photo_round import PhotoRound, check_fixes
 from ..rounds.review import discard_review_dir, new_review_dir
+from ..rounds.unsaved_review import UnsavedReview
 from ..scoring.entry import resolve_player
 from ..vision.count import check_distinct_photos, check_photo_paths
 from . import _confirm
@@ -109,6 +110,7 @@ def score_round(
             parse_card_fixes(cards, game.players), {s.player: s.deck for s in game.seats}
         )
         review_dir = new_review_dir(game.id, len(game.rounds) + 1)
+        unsaved = UnsavedReview(review_dir)  # also removes what killed scores left behind
         snapped: list[Path] = []
         saved = False
         try:
@@ -122,11 +124,12 @@ def score_round(
             # With --yes the round is shown once saved, so that the table can say it is.
             answered = False if yes else ask_until_settled(scoring, as_json)
             confirm_or_fail(yes or answered)
-            number = scoring.save(ledger)
+            number = scoring.save(ledger, before_commit=unsaved.settled)
             saved = True
         finally:
             if not saved:
                 discard_review_dir(review_dir, keep=snapped)
+                unsaved.settled()
                 if snapped:
                     typer.echo(f"The photos taken are kept: {', '.join(map(str, snapped))}",
                                err=True)

@@ -3,7 +3,9 @@ backs."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from dataclasses import replace as replace_fields
 from pathlib import Path
 from typing import Annotated
 
@@ -17,8 +19,14 @@ from ..vision.calibrate import (
     calibrate_deck,
     check_photo_count,
 )
-from ..vision.decks import check_deck_name, current_decks, profile_path, write_profile
-from ..vision.load import check_photo_path
+from ..vision.decks import (
+    check_deck_name,
+    check_photos_are_new,
+    current_decks,
+    profile_path,
+    write_profile,
+)
+from ..vision.load import check_photo_path, read_photo_bytes
 from .app import app
 
 
@@ -64,8 +72,10 @@ def calibrate(
         raise CardtallyError(
             f"Deck {deck!r} is already calibrated; add --replace to calibrate it again."
         )
+    digests = [hashlib.sha256(read_photo_bytes(photo)).hexdigest() for photo in photos]
+    check_photos_are_new(deck, photos, digests)
     result = calibrate_deck(deck, photos, current_decks())
-    write_profile(result.profile, replace=replace)
+    write_profile(replace_fields(result.profile, photo_sha256=tuple(digests)), replace=replace)
     plural = "s" if len(photos) != 1 else ""
     skipped = []
     if result.n_face_up:

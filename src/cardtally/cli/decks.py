@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ..rounds.games import check_no_game_uses
 from ..vision.decks import is_current, profile_paths, read_profile, remove_deck
 from .app import CONTEXT_SETTINGS, app
 
@@ -57,9 +58,14 @@ def list_decks(
 @decks_app.command("remove")
 def remove(
     deck: Annotated[str, typer.Argument(help="Name of the deck to forget.")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Remove it even though a game uses it.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
     """Delete a deck's profile from the data home."""
+    if not force:
+        check_no_game_uses(deck)
     path = remove_deck(deck)
     typer.echo(f"Removed deck {deck!r}.", err=True)
     if as_json:

@@ -177,6 +177,12 @@ CSV_HEADER = [
 ]
 
 
+def _inert_cell(text: str) -> str:
+    """A name as a spreadsheet shows it without running it: OWASP's rule for CSV injection
+    quotes text that a spreadsheet would read as a formula."""
+    return f"'{text}" if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text
+
+
 @game_app.command("export")
 def export(
     game_id: GameArgument = None,
@@ -202,7 +208,7 @@ def export(
                 [
                     game.id,
                     stored.number,
-                    counts.player,
+                    _inert_cell(counts.player),
                     seat.deck,
                     counts.center_cards,
                     counts.pile_cards,

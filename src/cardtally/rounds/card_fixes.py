@@ -33,7 +33,7 @@ from .review import saved_quad_xy
 SET_LABELS = {"centre": "centre", "center": "centre", "leftover": "leftover", "pile": "leftover"}
 
 _CARD_RE = re.compile(
-    r"^(?P<set>centre|center|leftover|pile)(?::(?P<photo>.+))?:(?P<number>\d+)=(?P<name>.+)$",
+    r"^(?P<set>centre|center|leftover|pile)(?::(?P<photo>.+))?:(?P<number>[0-9]+)=(?P<name>.+)$",
     re.IGNORECASE,
 )
 _FORM = "write centre:N=PLAYER or leftover:N=PLAYER, e.g. --card centre:5=Anna"

@@ -35,6 +35,22 @@ def open_for_reading() -> Ledger | None:
     return Ledger.open(ledger_path(), create=False)
 
 
+def check_no_game_uses(deck: str) -> None:
+    """Refuse (before ``decks remove``) a deck someone plays in a game: its rounds could no
+    longer be scored or recounted."""
+    ledger = open_for_reading()
+    if ledger is None:
+        return
+    with ledger:
+        used = ledger.games_with_deck(deck)
+    if used:
+        games = ", ".join(f"game {game_id} ({player})" for game_id, player in used)
+        raise CardtallyError(
+            f"Deck {deck!r} is played in {games}; add --force to remove it anyway (then "
+            "calibrate it again before scoring that game)."
+        )
+
+
 def read_game(game_id: int | None) -> tuple[Game, int | None]:
     """A game (default: the current one) and the current game's ID, without changing the
     ledger; a clear error when there is no ledger yet."""

@@ -7,7 +7,7 @@ saved in one transaction, and only if the game has not changed since it was read
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,9 +87,11 @@ def photo_round(
 
 
 def save_new_round(
-    ledger: Ledger, seen: Game, entry: RoundEntry, warnings: list[str], evidence: RoundEvidence
+    ledger: Ledger, seen: Game, entry: RoundEntry, warnings: list[str], evidence: RoundEvidence,
+    before_commit: Callable[[], None] = lambda: None,
 ) -> int:
-    """Append the round in one transaction, unless the game changed since ``seen`` was read."""
+    """Append the round in one transaction, unless the game changed since ``seen`` was read;
+    ``before_commit`` runs last inside it."""
     with ledger.transaction():
         now = ledger.game(seen.id)
         if len(now.rounds) != len(seen.rounds):
@@ -98,7 +100,9 @@ def save_new_round(
                 f"has {len(now.rounds)} rounds). Check it with 'cardtally game show' and run "
                 "score again."
             )
-        return ledger.add_round(seen.id, entry, warnings, evidence=evidence.to_json())
+        number = ledger.add_round(seen.id, entry, warnings, evidence=evidence.to_json())
+        before_commit()
+        return number
 
 
 class PhotoRound:
@@ -178,7 +182,8 @@ class PhotoRound:
                             now_utc())
         return replace(evidence, hand_cards=tuple(given), corrections=tuple(trail))
 
-    def save(self, ledger: Ledger) -> int:
-        """Save the round as proposed now; its number."""
+    def save(self, ledger: Ledger, before_commit: Callable[[], None] = lambda: None) -> int:
+        """Save the round as proposed now; its number. ``before_commit`` runs last inside the
+        ledger's transaction (e.g. :meth:`UnsavedReview.settled`)."""
         entry, warnings = self.proposal()
-        return save_new_round(ledger, self.game, entry, warnings, self.evidence())
+        return save_new_round(ledger, self.game, entry, warnings, self.evidence(), before_commit)
