@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..errors import CardtallyError
+from ..errors import CardtallyError, UsageError
 from .names import check_deck_name, name_key, player_name
 from .rounds import PlayerCounts, RoundEntry
 from .rules import RuleSet
@@ -27,7 +27,7 @@ def parse_seats(rules: RuleSet, texts: Sequence[str]) -> list[Seat]:
     for text in texts:
         name, sep, deck = (part.strip() for part in text.partition("="))
         if not sep or not name or not deck or "=" in deck:
-            raise CardtallyError(
+            raise UsageError(
                 f"Bad --player {text!r}: write NAME=DECK, e.g. --player Anna=red-star."
             )
         name = player_name(name)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cardtally.errors import CardtallyError
+from cardtally.errors import CardtallyError, UsageError
 
 from .calibration_cards import MIN_USABLE_CARDS, find_cards, with_second_try
 from .clustering import average_linkage
@@ -23,6 +23,14 @@ from .load import load_distinct_images
 from .rectify import CROP_PX, INPUT_CHANNELS, normalise_crop, rectify_card
 from .templates import build_template, normalised_frame
 
+#: Photos one calibration takes, and cards each photo must show (``calibrate``'s help).
+MAX_PHOTOS = 5
+CARDS_PER_PHOTO = (5, 40)
+#: How to take a calibration photo (the end of every refusal about the cards found).
+HOW_TO_PHOTOGRAPH = (
+    f"Photograph {CARDS_PER_PHOTO[0]}-{CARDS_PER_PHOTO[1]} cards of the deck backs up on a "
+    "plain table, each card fully or mostly visible."
+)
 #: Strip widths cut from each card, as a fraction of the card side they run along.
 STRIP_FRACTIONS = (0.1, 0.2, 0.35)
 #: L-shape arm width, as a fraction of the card width.
@@ -273,8 +281,7 @@ def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings
     if len(back_whole) < MIN_USABLE_CARDS:
         raise CardtallyError(
             f"Found {len(back_whole)} usable card back{'s' if len(back_whole) != 1 else ''} in "
-            f"{photos}; need at least {MIN_USABLE_CARDS}. Photograph 5-40 cards of the deck "
-            "backs up on a plain table, each card fully or mostly visible."
+            f"{photos}; need at least {MIN_USABLE_CARDS}. {HOW_TO_PHOTOGRAPH}"
         )
     clear = design_judges(crops, back_whole)
     labels = design_groups(embeddings.vectors[clear], turned=embeddings.vectors[clear + 1])
@@ -348,15 +355,33 @@ def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
     def calibrate_cards(detections: list[CardDetections]) -> Calibration:
         crops = calibration_crops(images, detections)
         if len(crops.card_index) == 0:
-            raise CardtallyError(
-                f"No cards found in {', '.join(names)}. Photograph 5-40 cards of the deck backs "
-                "up on a plain table, each card fully or mostly visible."
-            )
+            raise CardtallyError(f"No cards found in {', '.join(names)}. {HOW_TO_PHOTOGRAPH}")
+        check_cards_per_photo(names, [len(found) for found in detections])
         embeddings = embedder.embed(crops.pixels)
         return build_calibration(name, crops, embeddings, existing, names,
                                  calibration_version(embedder), embeddings.background_vectors())
 
     return with_second_try(calibrate_cards, images, [find_cards(image) for image in images])
+
+
+def check_photo_count(n_photos: int) -> None:
+    """Refuse more photos than one calibration takes (a usage error: before any work)."""
+    if n_photos > MAX_PHOTOS:
+        raise UsageError(
+            f"Give at most {MAX_PHOTOS} calibration photos; got {n_photos}."
+        )
+
+
+def check_cards_per_photo(photo_names: list[str], n_cards: list[int]) -> None:
+    """Refuse a photo showing fewer or more cards than a calibration photo holds (too few
+    teach too little of the back; too many lie too close to be found whole)."""
+    low, high = CARDS_PER_PHOTO
+    for name, n in zip(photo_names, n_cards, strict=True):
+        if not low <= n <= high:
+            raise CardtallyError(
+                f"Found {n} card{'s' if n != 1 else ''} in {name}; a calibration photo must "
+                f"show {low}-{high}. {HOW_TO_PHOTOGRAPH}"
+            )
 
 
 def calibration_version(embedder: BackEmbedder) -> str:

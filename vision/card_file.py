@@ -40,6 +40,10 @@ def save_cards(path: Path, detections: CardDetections, identities: CardIdentitie
         tied_decks=(
             np.zeros((0, 2), np.int64) if identities.tied_decks is None else identities.tied_decks
         ),
+        similarity=(
+            np.zeros((0, len(identities.deck_names)), np.float32)
+            if identities.similarity is None else identities.similarity
+        ),
     )
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
@@ -72,11 +76,15 @@ def load_cards(path: Path) -> tuple[CardDetections, CardIdentities]:
             strip_px=arrays["strip_px"],
         )
         tied = arrays["tied_decks"]
+        n = len(arrays["deck_index"])
+        # Files written before the similarities were kept have none.
+        similarity = arrays.get("similarity")
         identities = CardIdentities(
             arrays["deck_index"],
             arrays["confidence"],
             tuple(str(name) for name in arrays["deck_names"]),
-            tied if len(tied) == len(arrays["deck_index"]) and len(tied) else None,
+            tied if len(tied) == n and len(tied) else None,
+            similarity if similarity is not None and len(similarity) == n and n else None,
         )
     except FileNotFoundError:
         raise CardtallyError(f"{path} is missing.") from None

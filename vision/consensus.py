@@ -130,7 +130,8 @@ def settle_by_consensus(embeddings: Embeddings, decks: DeckSet, identities: Card
     if settings.lookalike_gap > 0:
         _demote_weaker_twins(deck_index, confidence, backs, clusters, deck_similarity, settings)
     return CardIdentities(deck_index=deck_index, confidence=confidence,
-                          deck_names=identities.deck_names, tied_decks=identities.tied_decks)
+                          deck_names=identities.deck_names, tied_decks=identities.tied_decks,
+                          similarity=identities.similarity)
 
 
 def _demote_weaker_twins(deck_index: np.ndarray, confidence: np.ndarray, backs: np.ndarray,

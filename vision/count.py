@@ -6,6 +6,7 @@ ledger's evidence) and the time each stage took (for the benchmark's split).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable, Sequence
@@ -20,7 +21,8 @@ from cardtally.malloc import release_free_memory
 
 from .decks import DeckSet
 from .detect import detect_cards
-from .detections import FACE_UP, CardDetections, CardIdentities
+from .detections import FACE_UP, UNKNOWN, CardDetections, CardIdentities
+from .doubt import card_doubt
 from .identify import identify
 from .label_layout import card_numbers
 from .load import LoadedImage, check_photo_path, decode_image, read_photo_bytes
@@ -45,22 +47,27 @@ class PhotoCount:
 
         Cards are listed in the order of their numbers in the review image (card 1 first), so
         that ``cards[k]`` is the card labelled ``k + 1`` there and in the "Check:" lines.
+        ``confidence`` is how sure ``deck`` (or ``face_up``) is, ``None`` for an unknown card;
+        a doubtful card carries ``doubt`` (``vision.doubt.CardDoubt``).
         """
         photo_wh = self.full_wh or self.image_wh
         quads_xy = self.detections.quad_xy * (np.array(photo_wh, np.float64) / self.image_wh)
+        ids = self.identities
         cards = []
         for i in np.argsort(card_numbers(self.detections), kind="stable"):
-            cards.append(
-                {
-                    "deck": self.identities.deck_name(i),
-                    "confidence": round(float(self.identities.confidence[i]), 4),
-                    "face_up": bool(self.identities.deck_index[i] == FACE_UP),
-                    "polygon": [
-                        [round(float(x), 1), round(float(y), 1)]
-                        for x, y in quads_xy[i]
-                    ],
-                }
-            )
+            known = ids.deck_index[i] != UNKNOWN
+            card = {
+                "deck": ids.deck_name(i),
+                "confidence": round(float(ids.confidence[i]), 4) if known else None,
+                "face_up": bool(ids.deck_index[i] == FACE_UP),
+                "polygon": [
+                    [round(float(x), 1), round(float(y), 1)]
+                    for x, y in quads_xy[i]
+                ],
+            }
+            if (doubt := card_doubt(ids, int(i))) is not None:
+                card["doubt"] = doubt.to_json()
+            cards.append(card)
         return {
             "path": str(self.path),
             "width": photo_wh[0],
@@ -133,11 +140,20 @@ def load_photo(path: Path) -> LoadedPhoto:
     return LoadedPhoto(image, sha256, time.perf_counter() - started)
 
 
-def _count_loaded(loaded: LoadedPhoto, decks: DeckSet) -> tuple[PhotoCount, np.ndarray]:
+#: The stages of counting one photo, in order, as ``count_photos`` reports them (``on_stage``).
+STAGES = ("decode", "detect", "identify")
+
+
+def _count_loaded(loaded: LoadedPhoto, decks: DeckSet,
+                  on_stage: Callable[[str], None] | None = None) -> tuple[PhotoCount, np.ndarray]:
     image = loaded.image
     started = time.perf_counter()
+    if on_stage is not None:
+        on_stage("detect")
     detections = detect_cards(image.bgr)
     detected = time.perf_counter()
+    if on_stage is not None:
+        on_stage("identify")
     identities = identify(image.bgr, detections, decks)
     identified = time.perf_counter()
     stage_s = {
@@ -166,8 +182,10 @@ def count_photos(
     paths: Sequence[Path],
     decks: DeckSet,
     on_photo: Callable[[PhotoCount, np.ndarray], None] | None = None,
+    on_stage: Callable[[Path, str], None] | None = None,
 ) -> CountResult:
-    """Count every photo; ``on_photo(photo, image_bgr)`` runs after each (progress, review).
+    """Count every photo; ``on_photo(photo, image_bgr)`` runs after each (progress, review),
+    ``on_stage(path, stage)`` as each of a photo's :data:`STAGES` begins (progress).
 
     Missing files, folders and repeated photos are reported before any photo is processed.
     """
@@ -178,12 +196,41 @@ def count_photos(
     with ThreadPoolExecutor(max_workers=1) as reader:
         pending = reader.submit(load_photo, Path(paths[0])) if paths else None
         for k in range(len(paths)):
+            stage = None if on_stage is None else functools.partial(on_stage, Path(paths[k]))
+            if stage is not None:
+                stage("decode")
             loaded = pending.result()
             pending = reader.submit(load_photo, Path(paths[k + 1])) if k + 1 < len(paths) else None
-            photo, image_bgr = _count_loaded(loaded, decks)
+            photo, image_bgr = _count_loaded(loaded, decks, stage)
             if on_photo is not None:
                 on_photo(photo, image_bgr)
             photos.append(photo)
             del loaded, image_bgr
             release_free_memory()  # else each photo's freed buffers add to the peak
     return CountResult(tuple(photos), decks.names)
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file (so a saved round can be re-counted from the same photos)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_distinct_photos(paths: Sequence[Path]) -> None:
+    """Refuse two files with the same bytes (a photo copied under another name, or given for
+    both the centre and the leftover piles): its cards would count twice."""
+    seen: dict[str, Path] = {}
+    for path in paths:
+        try:
+            digest = sha256_of(Path(path))
+        except OSError:
+            continue  # unreadable: reading it to count says so clearly
+        if digest in seen:
+            raise CardtallyError(
+                f"{seen[digest]} and {path} are the same photo (identical bytes); each photo "
+                "may be counted only once."
+            )
+        seen[digest] = Path(path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -257,3 +257,45 @@ def remove_deck(name: str) -> Path:
     except OSError as exc:
         raise CardtallyError(f"Cannot remove the deck profile {path}: {exc.strerror}.") from None
     return path
+
+
+def is_current(profile: DeckProfile) -> bool:
+    """Whether ``profile`` was made by this cardtally's embedder (else: calibrate it again)."""
+    from .embed import embedder_version  # onnxruntime loads only where a version is needed
+
+    return profile.embedder_version == embedder_version()
+
+
+def usable_decks(names: Sequence[str] | None = None) -> DeckSet:
+    """The calibrated decks to identify cards with (all, or ``names`` in that order); a clear
+    error where there are none, a deck is missing, or one was made by another embedder."""
+    from .embed import embedder_version
+
+    decks = load_decks(None if names is None else list(names), embedder_version())
+    if len(decks) == 0:
+        raise CardtallyError(
+            "No decks are calibrated yet. Calibrate each deck first: "
+            "cardtally calibrate DECK PHOTO..."
+        )
+    return decks
+
+
+def players_decks(deck_of: Mapping[str, str]) -> DeckSet:
+    """The profiles of the players' decks (``deck_of``: player -> deck, in seat order); one
+    error naming every player whose deck is not calibrated."""
+    missing = [(player, deck) for player, deck in deck_of.items() if not profile_path(deck).exists()]
+    if missing:
+        listed = ", ".join(f"{player}'s deck '{deck}'" for player, deck in missing)
+        verb = "is" if len(missing) == 1 else "are"
+        raise CardtallyError(
+            f"{listed} {verb} not calibrated. Calibrate each deck first: "
+            "cardtally calibrate DECK PHOTO..."
+        )
+    return usable_decks(list(deck_of.values()))
+
+
+def current_decks() -> DeckSet:
+    """Every calibrated deck this cardtally's embedder made (e.g. to compare a new deck
+    with); profiles of another embedder are left out, not refused."""
+    existing = load_decks(embedder_version=None)
+    return DeckSet(tuple(p for p in existing.profiles if is_current(p)))

@@ -122,13 +122,16 @@ class CardIdentities:
     ``deck_index`` indexes ``deck_names``; :data:`UNKNOWN` (-1) for a back that matches no
     calibrated deck well enough, :data:`FACE_UP` (-2) for a card lying face up. ``tied_decks``
     (n, 2), where given, names the two sibling decks an UNKNOWN card could equally be (its
-    distinguishing symbol does not show); -1 for every other card.
+    distinguishing symbol does not show); -1 for every other card. ``similarity`` (n, decks),
+    where given, is each card's best cosine similarity to each deck's prototypes (what the
+    doubtful cards' candidates are ranked by, ``vision.doubt``).
     """
 
     deck_index: np.ndarray
     confidence: np.ndarray
     deck_names: tuple[str, ...]
     tied_decks: np.ndarray | None = None
+    similarity: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.deck_index)
@@ -138,6 +141,8 @@ class CardIdentities:
             raise ValueError("deck_index out of range for deck_names")
         if self.tied_decks is not None:
             _check_shape("tied_decks", self.tied_decks, (n, 2))
+        if self.similarity is not None:
+            _check_shape("similarity", self.similarity, (n, len(self.deck_names)))
 
     def ties(self, i: int) -> tuple[str, str] | None:
         """The two decks UNKNOWN card ``i`` could equally be, or ``None``."""

@@ -92,8 +92,8 @@ def classify(
     n = len(embeddings)
     deck_index = np.full((n,), UNKNOWN, np.int64)
     confidence = np.zeros((n,), np.float32)
+    sims = deck_similarities(embeddings, decks)
     if n and len(decks):
-        sims = deck_similarities(embeddings, decks)
         thresholds = np.array([p.threshold for p in decks.profiles], np.float32)
         order = np.argsort(-sims, axis=1)
         best = order[:, 0]
@@ -123,7 +123,8 @@ def classify(
     face_up = prob >= np.maximum(own_limit, settings.face_up_prob)
     deck_index[face_up] = FACE_UP
     confidence[face_up] = prob[face_up]
-    return CardIdentities(deck_index=deck_index, confidence=confidence, deck_names=decks.names)
+    return CardIdentities(deck_index=deck_index, confidence=confidence, deck_names=decks.names,
+                          similarity=sims)
 
 
 def identify(
@@ -224,4 +225,5 @@ def settle_siblings(crops: CardCrops, embeddings: Embeddings, decks: DeckSet,
             deck_index[i], confidence[i] = UNKNOWN, 0.5
             tied[i] = nearest
     return CardIdentities(deck_index=deck_index, confidence=confidence,
-                          deck_names=identities.deck_names, tied_decks=tied)
+                          deck_names=identities.deck_names, tied_decks=tied,
+                          similarity=identities.similarity)

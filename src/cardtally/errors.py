@@ -2,7 +2,8 @@
 
 Core code raises :class:`CardtallyError` with a message that tells the user what went wrong and
 what to do; only the CLI catches it, prints ``Error: <message>`` on stderr and exits 1 (2 for a
-:class:`UsageError`, like typer's own usage errors).
+:class:`UsageError`, like typer's own usage errors; a :class:`Declined` is no error: its message
+alone, exit 0).
 """
 
 
@@ -23,3 +24,10 @@ class UsageError(CardtallyError):
     """The command was given the wrong options (checked before any work): exit 2."""
 
     exit_code = 2
+
+
+class Declined(CardtallyError):
+    """The user said no at a question (e.g. "Save this round?"): nothing went wrong, so the
+    message is printed without ``Error:`` and the exit code is 0."""
+
+    exit_code = 0

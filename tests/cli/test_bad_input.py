@@ -22,8 +22,8 @@ from photo_fakes import calibrate, fake_vision, write_photo  # noqa: F401  (fixt
 from typer.testing import CliRunner
 
 from cardtally.cli import app
-from cardtally.cli._review import sha256_of
 from cardtally.vision import embed, onnx_session
+from cardtally.vision.count import sha256_of
 
 SAMPLE_CENTRE = Path(__file__).resolve().parents[2] / "samples" / "round1" / "centre.jpg"
 BIG = str(2**63)

@@ -58,16 +58,18 @@ def calibrate(*args: str):
 def test_calibrate_then_list_and_replace(tmp_path: Path, designs):
     photo = spread_photo(tmp_path / "red.jpg", [designs[0]] * 6)
     result = calibrate("red", str(photo))
-    assert (result.exit_code, result.stderr) == (0, "Calibrated deck 'red' from 6 cards in 1 photo.\n")
+    # The result on stdout (it is what the command reports), nothing else said.
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0, "Calibrated deck 'red' from 6 cards in 1 photo.\n", "")
     listed = json.loads(runner.invoke(app, ["decks", "--json"]).stdout)["decks"]
     assert [(d["name"], d["cards"]) for d in listed] == [("red", 6)]
 
     result = calibrate("red", str(photo))
     assert (result.exit_code, result.stderr) == (
         1, "Error: Deck 'red' is already calibrated; add --replace to calibrate it again.\n")
-    more = spread_photo(tmp_path / "red2.jpg", [designs[0]] * 4, seed=1)
+    more = spread_photo(tmp_path / "red2.jpg", [designs[0]] * 5, seed=1)
     result = calibrate("red", str(photo), str(more), "--replace")
-    assert (result.exit_code, result.stderr) == (0, "Calibrated deck 'red' from 10 cards in 2 photos.\n")
+    assert (result.exit_code, result.stdout) == (0, "Calibrated deck 'red' from 11 cards in 2 photos.\n")
 
 
 def test_same_design_twice_warns_and_names_the_deck(tmp_path: Path, designs):
@@ -75,9 +77,8 @@ def test_same_design_twice_warns_and_names_the_deck(tmp_path: Path, designs):
     assert calibrate("blue", str(spread_photo(tmp_path / "b.jpg", [designs[1]] * 5))).exit_code == 0
     result = calibrate("red-again", str(spread_photo(tmp_path / "c.jpg", [designs[0]] * 5, seed=3)))
     assert result.exit_code == 0
-    lines = result.stderr.splitlines()
-    assert lines[0] == "Calibrated deck 'red-again' from 5 cards in 1 photo."
-    assert lines[1].startswith("Warning: deck 'red-again' is easily confused with deck 'red' (")
+    assert result.stdout == "Calibrated deck 'red-again' from 5 cards in 1 photo.\n"
+    assert result.stderr.startswith("Warning: deck 'red-again' is easily confused with deck 'red' (")
 
 
 def test_mixed_designs_are_refused(tmp_path: Path, designs):
@@ -92,7 +93,35 @@ def test_mixed_designs_are_refused(tmp_path: Path, designs):
 def test_too_few_cards(tmp_path: Path, designs):
     result = calibrate("red", str(spread_photo(tmp_path / "two.jpg", [designs[0]] * 2)))
     assert (result.exit_code, result.stderr) == (
-        1, f"Error: Found 2 usable card backs in two.jpg; need at least 3. {HOW}\n")
+        1, f"Error: Found 2 cards in two.jpg; a calibration photo must show 5-40. {HOW}\n")
+    # Each photo on its own: five cards in one do not make up for four in the other.
+    five = spread_photo(tmp_path / "five.jpg", [designs[0]] * 5)
+    four = spread_photo(tmp_path / "four.jpg", [designs[0]] * 4, seed=1)
+    result = calibrate("red", str(five), str(four))
+    assert (result.exit_code, result.stderr) == (
+        1, f"Error: Found 4 cards in four.jpg; a calibration photo must show 5-40. {HOW}\n")
+    assert not profile_path("red").exists()
+
+
+def test_too_many_photos_is_a_usage_error(tmp_path: Path):
+    photos = [str(tmp_path / f"p{i}.jpg") for i in range(6)]  # refused before they are read
+    result = calibrate("red", *photos)
+    assert (result.exit_code, result.stderr) == (
+        2, "Error: Give at most 5 calibration photos; got 6.\n")
+    assert "1-5 photos showing only this deck's backs (5-40 cards each)" in " ".join(
+        runner.invoke(app, ["calibrate", "-h"]).stdout.split())
+
+
+def test_json(tmp_path: Path, designs):
+    photo = spread_photo(tmp_path / "red.jpg", [designs[0]] * 6)
+    result = calibrate("red", str(photo), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    threshold = data.pop("threshold")
+    assert 0.7 <= threshold <= 0.95
+    assert data == {"deck": "red", "photos": 1, "cards": 6, "face_up_skipped": 0,
+                    "outliers_skipped": 0, "confused_with": None}
+    assert result.stderr == "Calibrated deck 'red' from 6 cards in 1 photo.\n"
 
 
 def test_a_photo_given_twice_is_refused(tmp_path: Path, designs):
@@ -142,7 +171,7 @@ def test_cards_cut_in_pieces_are_found_again_by_their_shape(tmp_path: Path):
     path = tmp_path / "deck1.png"
     cv2.imwrite(str(path), family_photo_cut_in_pieces().image)
     result = calibrate("deck1", str(path))
-    assert (result.exit_code, result.stderr) == (0, "Calibrated deck 'deck1' from 7 cards in 1 photo.\n")
+    assert (result.exit_code, result.stdout) == (0, "Calibrated deck 'deck1' from 7 cards in 1 photo.\n")
 
 
 def test_a_photo_that_calibrated_one_deck_cannot_calibrate_another(tmp_path: Path, designs):

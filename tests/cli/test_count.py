@@ -55,8 +55,22 @@ COUNT_SCHEMA = {
                             "additionalProperties": False,
                             "properties": {
                                 "deck": {"type": ["string", "null"]},
-                                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                                "confidence": {
+                                    "type": ["number", "null"], "minimum": 0, "maximum": 1,
+                                },
                                 "face_up": {"type": "boolean"},
+                                "doubt": {
+                                    "type": "object",
+                                    "required": ["candidates", "margin"],
+                                    "additionalProperties": False,
+                                    "properties": {
+                                        "candidates": {
+                                            "type": "array", "minItems": 1,
+                                            "items": {"type": "string"},
+                                        },
+                                        "margin": {"type": ["number", "null"]},
+                                    },
+                                },
                                 "polygon": {
                                     "type": "array",
                                     "minItems": 4,
@@ -101,6 +115,8 @@ def check_schema(value, schema: dict, where: str = "$") -> None:
             isinstance(value, _TYPES[t]) and (t == "boolean" or not is_bool) for t in names
         )
         assert ok, f"{where}: {value!r} is not of type {types}"
+    if value is None:
+        return
     if "minimum" in schema:
         assert value >= schema["minimum"], f"{where}: {value} < {schema['minimum']}"
     if "maximum" in schema:
@@ -174,6 +190,24 @@ def test_json_follows_the_documented_schema(tmp_path: Path):
     assert decks == sorted(["red"] * 5 + ["blue"] * 3 + ["yellow"] * 2 + ["None", "None"])
     face_up = [c for c in data["photos"][0]["cards"] if c["face_up"]]
     assert len(face_up) == 1 and face_up[0]["deck"] is None
+
+
+def test_json_says_whose_a_doubtful_card_could_be(tmp_path: Path):
+    """An unknown card has no confidence (the number would say how sure "unknown" is, which
+    reads as a sure card) and names its candidate decks, the most similar first, with the
+    similarity margin between the first two; a sure card carries no doubt."""
+    photo = write_photo(tmp_path / "a.png", ["red", "purple", "face-up"])
+    result = count(str(photo), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    validate(data)
+    red, purple, face_up = sorted(data["photos"][0]["cards"], key=lambda c: c["polygon"][0][0])
+    assert (red["deck"], red["confidence"], "doubt" in red) == ("red", 0.95, False)
+    assert (face_up["face_up"], face_up["confidence"], "doubt" in face_up) == (True, 0.95, False)
+    # purple (170, 40, 150) against blue (220, 90, 30): 120 off; red (40, 40, 220): 130 off;
+    # yellow (30, 220, 230) 180 off, more than the candidate window (0.15 * 255) further.
+    assert (purple["deck"], purple["confidence"]) == (None, None)
+    assert purple["doubt"] == {"candidates": ["blue", "red"], "margin": round(10 / 255, 4)}
 
 
 def test_schema_check_rejects_bad_objects():

@@ -1,6 +1,7 @@
 """A round write killed (SIGKILL) at seeded random moments, or cut short by a full disk
 (RLIMIT_FSIZE: writes past the limit fail as on a full disk), leaves the ledger whole, with
-the round count it had or one more; a killed ``score`` leaves no review images behind.
+the round count it had or one more; a killed ``score`` leaves no review images (nor their cards)
+behind.
 
 Each command runs in a child process (cli_child.py) that prints ``ready`` once imported; the
 kill comes a random time after that, up to as long as an unkilled run of the same command took.
@@ -23,8 +24,8 @@ from photo_fakes import calibrate, fake_vision, write_photo  # noqa: F401  (fixt
 from typer.testing import CliRunner
 
 from cardtally.cli import app
-from cardtally.cli._review import new_review_dir
-from cardtally.cli._unsaved_review import MARKER, UnsavedReview
+from cardtally.rounds.review import new_review_dir
+from cardtally.rounds.unsaved_review import MARKER, UnsavedReview
 
 CHILD = Path(__file__).resolve().parent / "cli_child.py"
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -111,7 +112,8 @@ def test_killed_scores_leave_no_review_images_behind(home_with_game: Path, tmp_p
 
 def _review_images(evidence: str) -> list[str]:
     saved = json.loads(evidence)
-    return [photo["review_image"] for label in ("center", "leftover") for photo in saved[label]]
+    return [photo[key] for label in ("center", "leftover") for photo in saved[label]
+            for key in ("review_image", "cards_file")]
 
 
 def test_leftover_of_a_killed_score_is_cleaned_but_a_live_one_and_snapped_photos_stay(
@@ -123,23 +125,27 @@ def test_leftover_of_a_killed_score_is_cleaned_but_a_live_one_and_snapped_photos
     made = subprocess.run(
         [sys.executable, "-c", (
             "import os, signal; from pathlib import Path\n"
-            "from cardtally.cli._review import new_review_dir\n"
-            "from cardtally.cli._unsaved_review import UnsavedReview\n"
+            "from cardtally.rounds.review import new_review_dir\n"
+            "from cardtally.rounds.unsaved_review import UnsavedReview\n"
             "for snapped in (False, True):\n"
             "    folder = new_review_dir(1, 1); UnsavedReview(folder)\n"
             "    (folder / 'centre-1-killed-review.jpg').write_bytes(b'review')\n"
             "    (folder / '.centre-1-killed-review-x1.jpg.tmp').write_bytes(b'half')\n"
+            "    (folder / 'centre-1-killed-cards.npz').write_bytes(b'cards')\n"
+            "    (folder / '.centre-1-killed-cards-x1.tmp').write_bytes(b'half')\n"
             "    if snapped: (folder / 'snapped.jpg').write_bytes(b'photo')\n"
             "os.kill(os.getpid(), signal.SIGKILL)\n")],
         capture_output=True, text=True, timeout=60, check=False)
     assert made.returncode == -signal.SIGKILL, made.stderr
     reviews = home_with_game / "reviews"
     assert len(list(reviews.rglob("*killed-review*"))) == 4
+    assert len(list(reviews.rglob("*killed-cards*"))) == 4
 
     result = CliRunner().invoke(app, ["score", "--center", str(tmp_path / "centre.png"),
                                       "--leftover", str(tmp_path / "left.png"), "--yes"])
     assert result.exit_code == 0, result.output
     assert list(reviews.rglob("*killed-review*")) == []
+    assert list(reviews.rglob("*killed-cards*")) == []
     assert [p.name for p in reviews.rglob("snapped.jpg")] == ["snapped.jpg"]
     assert sorted(p.name for p in live.iterdir()) == [MARKER, "centre-1-live-review.jpg"]
     live_marker.settled()

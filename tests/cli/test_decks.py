@@ -48,6 +48,16 @@ def test_list_and_remove():
     assert (result.exit_code, result.stderr) == (1, "Error: No such deck: anna\n")
 
 
+def test_remove_json(cardtally_home: Path):
+    add_deck("red-star")
+    result = runner.invoke(app, ["decks", "remove", "red-star", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "removed": "red-star", "profile": str(cardtally_home / "decks" / "red-star.json")}
+    assert result.stderr == "Removed deck 'red-star'.\n"
+    assert json.loads(runner.invoke(app, ["decks", "--json"]).stdout) == {"decks": []}
+
+
 def test_corrupt_profile(cardtally_home: Path):
     path = add_deck("blue")
     path.write_text('{"format_version": 1, "name": "blue"')

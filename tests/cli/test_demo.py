@@ -1,6 +1,8 @@
 """``cardtally demo``: the whole photo flow on the bundled samples, in its own data home."""
 
 import json
+import os
+import subprocess
 
 import pytest
 from typer.testing import CliRunner
@@ -49,3 +51,17 @@ def test_demo_counts_match_the_rendered_truth(demo_run) -> None:
     expected = data["expected_counts"]
     assert {p: c["center"] for p, c in counts.items()} == expected["centre"]
     assert {p: c["leftover"] for p, c in counts.items()} == expected["leftover"]
+
+
+def test_closing_hint_works_as_printed(demo_run) -> None:
+    """The printed command runs from a shell whose PATH lacks the virtual environment."""
+    home, _, result = demo_run
+    hint = "Look at the demo game with: "
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith(hint)]
+    command = line.removeprefix(hint)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    shown = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert shown.returncode == 0, shown.stderr
+    assert "Anna" in shown.stdout and "Cleo" in shown.stdout
+    assert command.endswith(" game show") and os.path.isabs(command.split()[1].strip("'"))

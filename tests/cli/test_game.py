@@ -92,7 +92,6 @@ TWELVE = [a for i in range(12) for a in ("-p", f"P{i}=deck{i}")]
             ["-p", "Anna=red", "-p", "Ben=red"],
             "Deck 'red' is given to both Anna and Ben; each player needs a deck of their own.",
         ),
-        (["-p", "Anna", "-p", "Ben=b"], "Bad --player 'Anna': write NAME=DECK, e.g. --player Anna=red-star."),
         ([*THREE, "--penalty", "-1"], "--penalty must be 0 or more; got -1."),
         ([*THREE, "--rounds", "0"], "--rounds must be 1 or more; got 0."),
         ([*THREE, "--target", "0"], "--target 0 means no target: give the number of rounds with --rounds."),
@@ -108,6 +107,15 @@ def test_new_game_bad_input(args, error, cardtally_home: Path):
     assert result.exit_code == 1
     assert result.stdout == ""
     assert result.stderr == f"Error: {error}\n"
+    assert not (cardtally_home / "cardtally.db").exists()
+
+
+@pytest.mark.parametrize("player", ["Anna", "=a", "Anna=", "Anna=a=b"])
+def test_malformed_player_is_a_usage_error(player: str, cardtally_home: Path):
+    result = run("game", "new", "-p", player, "-p", "Ben=b")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"Error: Bad --player '{player}': write NAME=DECK, e.g. --player Anna=red-star.\n")
     assert not (cardtally_home / "cardtally.db").exists()
 
 

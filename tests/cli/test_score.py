@@ -27,9 +27,9 @@ from photo_fakes import (
 )
 from typer.testing import CliRunner
 
+from cardtally.cli import _confirm as confirm_module
 from cardtally.cli import app
-from cardtally.cli import score as score_module
-from cardtally.cli._review import cards_to_check
+from cardtally.rounds.doubts import cards_to_check
 from cardtally.scoring.ledger import Ledger
 from cardtally.scoring.rounds import PlayerCounts, RoundEntry
 from cardtally.vision import count as count_module
@@ -120,7 +120,7 @@ def test_scores_a_round_with_evidence(photos, cardtally_home: Path):
     result = run("score", *score_args(photos), "--yes")
     assert result.exit_code == 0, result.output
     assert result.stdout == (
-        "Round 1 of game 1 (ligretto), not saved yet:\n"
+        "Round 1 of game 1 (ligretto), saved:\n"
         "player  deck    centre  left  points  total\n"
         "Anna    red          5     0      +5      5\n"
         "Ben     blue         3     2      -1     -1\n"
@@ -164,18 +164,23 @@ def test_json_output_and_fixes(photos):
     assert saved["counts"]["Cleo"] == {"center": 2, "leftover": 3}
     assert saved["evidence"]["fixes"] == ["ben=centre:+1", "Cleo=pile:-1"]
     assert saved["evidence"]["counted_center"]["Ben"] == 3  # as counted, before the fix
-    assert "not saved yet" in result.stderr  # the proposal goes to stderr with --json
+    # the round's table goes to stderr with --json; with --yes it is shown once saved
+    assert "Round 1 of game 1 (ligretto), saved:\n" in result.stderr
+    assert "not saved" not in result.stderr
 
 
 @pytest.mark.usefixtures("game")
 def test_prompt_on_a_terminal(photos, monkeypatch, cardtally_home: Path):
-    monkeypatch.setattr(score_module, "stdin_is_terminal", lambda: True)
-    fails(
-        cardtally_home,
-        "Not saved (you declined). Correct with --card or --fix and run score again.",
-        *score_args(photos),
-        input="n\n",
-    )
+    monkeypatch.setattr(confirm_module, "stdin_is_terminal", lambda: True)
+    before = Unchanged(cardtally_home)
+    result = run("score", *score_args(photos), input="n\n")
+    # Saying no is no error: a plain message, exit 0, nothing saved.
+    assert result.exit_code == 0, result.output
+    assert result.stderr.endswith(
+        "Not saved (you declined). Correct with --card or --fix and run score again.\n")
+    assert "Error" not in result.stderr
+    assert "Round 1 of game 1 (ligretto), not saved yet:\n" in result.stdout
+    before.check()
     result = run("score", *score_args(photos), input="y\n")
     assert result.exit_code == 0, result.output
     assert "Save this round? [Y/n]:" in result.stderr
@@ -518,3 +523,30 @@ def test_a_card_two_sibling_decks_tie_on_is_named_with_both(tmp_path: Path):
         "centre c.png: card 2 could be blue or red (the detail that tells them apart does not show)",
         "centre c.png: card 3 matches no player's deck",
     ]
+
+
+@pytest.mark.usefixtures("game")
+def test_undo_removes_the_rounds_review_folder(photos, cardtally_home: Path):
+    assert run("score", *score_args(photos), "--yes").exit_code == 0
+    assert run("score", *score_args(photos), "--yes").exit_code == 0
+    first, second = sorted((cardtally_home / "reviews" / "game-1").iterdir())
+    assert any(second.iterdir())
+    result = run("round", "undo")
+    assert result.exit_code == 0, result.output
+    assert sorted((cardtally_home / "reviews" / "game-1").iterdir()) == [first]
+    assert run("round", "undo").exit_code == 0
+    assert not any((cardtally_home / "reviews" / "game-1").iterdir())
+    assert all(p.is_file() for p in photos)  # the user's photos stay
+
+
+@pytest.mark.usefixtures("game")
+def test_undo_keeps_the_photos_taken_with_snap(tmp_path: Path, cardtally_home: Path):
+    video = write_video(tmp_path / "camera.avi", picture(CENTRE_CARDS))
+    result = run("score", "--snap", "--camera", str(video), "--caller", "Anna", "--yes")
+    assert result.exit_code == 0, result.output
+    review_dir = next((cardtally_home / "reviews" / "game-1").iterdir())
+    result = run("round", "undo")
+    assert result.exit_code == 0, result.output
+    photos = [review_dir / "centre.jpg", review_dir / "leftover.jpg"]
+    assert sorted(review_dir.iterdir()) == photos  # the review images and cards are gone
+    assert result.stderr == f"The photos taken are kept: {photos[0]}, {photos[1]}\n"

@@ -168,7 +168,7 @@ def calibrated(rendered: Rendered, tmp_path_factory: pytest.TempPathFactory) -> 
         for deck, photos in rendered.calibration.items():
             result = runner.invoke(app, ["calibrate", deck, *map(str, photos)])
             assert result.exit_code == 0, result.output
-            assert result.stderr.startswith(f"Calibrated deck '{deck}' from ")
+            assert result.stdout.startswith(f"Calibrated deck '{deck}' from ")
             assert "easily confused" not in result.stderr
     return home / "decks"
 
@@ -293,6 +293,17 @@ def test_unknown_back_is_not_counted(rendered: Rendered, tmp_path: Path):
     truth = scene.counts()
     assert data["unknown"] == truth["stranger"] > 0
     assert data["counts"] == {deck: truth[deck] for deck in DECKS}
+    # An unknown card shows no confidence but the decks it could be, with their margin.
+    for card in data["photos"][0]["cards"]:
+        if card["deck"] is None:
+            assert card["confidence"] is None
+            assert len(card["doubt"]["candidates"]) >= 2
+            assert set(card["doubt"]["candidates"]) <= set(DECKS)
+            assert card["doubt"]["margin"] >= 0
+        elif card["confidence"] < 0.6:  # a doubtful deck card: its deck first
+            assert card["doubt"]["candidates"][0] == card["deck"]
+        else:
+            assert "doubt" not in card
 
 
 @pytest.mark.usefixtures("game")

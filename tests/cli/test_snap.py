@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -60,6 +61,16 @@ def test_snap_saves_the_sharpest_frame_and_prints_its_path(burst_video: Path, tm
     assert abs(sharpness(cv2.imread(str(saved))) - sharpness(frames[best])) < 0.2 * sharpness(
         frames[best]
     )
+
+
+def test_snap_json(burst_video: Path, tmp_path: Path):
+    result = runner.invoke(app, ["snap", "-c", str(burst_video), "-o", str(tmp_path), "-n", "6",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert Path(data["path"]).parent == tmp_path and Path(data["path"]).is_file()
+    assert (data["width"], data["height"], data["frame"]) == (160, 120, SHARP_INDEX)
+    assert data["sharpness"] == pytest.approx(sharpness(cv2.imread(data["path"])), rel=0.2)
 
 
 def test_snap_twice_in_one_second_keeps_both(burst_video: Path, tmp_path: Path):

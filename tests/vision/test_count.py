@@ -46,5 +46,26 @@ def test_cards_are_listed_by_their_review_image_numbers() -> None:
                                                                    np.float32), ("red", "blue"))
     entry = PhotoCount(Path("p.jpg"), (300, 260), detections, identities).to_json()
     listed = [(c["deck"], c["face_up"], c["confidence"]) for c in entry["cards"]]
-    assert listed == [(None, False, 0.2), ("blue", False, 0.8), ("red", False, 0.9),
+    assert listed == [(None, False, None), ("blue", False, 0.8), ("red", False, 0.9),
                       (None, True, 0.7)]  # fmt: skip
+    assert entry["cards"][0]["doubt"] == {"candidates": ["red", "blue"], "margin": None}
+
+
+def test_each_photo_reports_its_stages_in_order(tmp_path: Path, monkeypatch) -> None:
+    """``on_stage`` (the progress bar's feed) names every photo's stages as they begin."""
+    import cv2
+
+    from cardtally.vision import count as count_module
+    from cardtally.vision.count import STAGES, count_photos
+    from cardtally.vision.decks import DeckSet
+
+    calls: list[tuple[str, str]] = []
+    monkeypatch.setattr(count_module, "detect_cards",
+                        lambda bgr: CardDetections.empty((bgr.shape[1], bgr.shape[0])))
+    paths = []
+    for name in ("a.png", "b.png"):
+        cv2.imwrite(str(tmp_path / name), np.zeros((40, 60, 3), np.uint8))
+        paths.append(tmp_path / name)
+    result = count_photos(paths, DeckSet(()), on_stage=lambda p, s: calls.append((p.name, s)))
+    assert result.total_cards == 0
+    assert calls == [(name, stage) for name in ("a.png", "b.png") for stage in STAGES]

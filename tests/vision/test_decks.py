@@ -142,3 +142,25 @@ def test_template_round_trip_and_corrupt_template(cardtally_home: Path):
         "values, expected 7320); remove it with 'cardtally decks remove red' and calibrate the "
         "deck again."
     )
+
+
+def test_the_deck_checks_of_the_commands(cardtally_home: Path):
+    """``usable_decks``, ``players_decks``, ``current_decks``: one home for the checks that
+    ``count``, ``score``, ``round recount``, ``calibrate`` and ``decks`` make."""
+    from cardtally.vision.decks import current_decks, is_current, players_decks, usable_decks
+    from cardtally.vision.embed import embedder_version
+
+    with pytest.raises(CardtallyError, match="^No decks are calibrated yet. Calibrate each"):
+        usable_decks()
+    write_profile(make_profile("red", embedder_version()))
+    write_profile(make_profile("old", "sha256:old"))
+    assert is_current(read_profile(profile_path("red"))) is True
+    assert is_current(read_profile(profile_path("old"))) is False
+    assert current_decks().names == ("red",)
+    assert usable_decks(["red"]).names == ("red",)
+    with pytest.raises(CardtallyError, match="^The deck profile .*old.json was made with embedder"):
+        usable_decks()
+    with pytest.raises(CardtallyError, match="^Ben's deck 'blue', Cleo's deck 'green' are not "
+                                             "calibrated. Calibrate each deck first"):
+        players_decks({"Anna": "red", "Ben": "blue", "Cleo": "green"})
+    assert players_decks({"Anna": "red"}).names == ("red",)

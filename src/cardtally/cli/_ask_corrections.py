@@ -14,17 +14,16 @@ from pathlib import Path
 
 import typer
 
-from ..errors import CardtallyError
+from ..errors import CardtallyError, Declined
+from ..rounds.card_fixes import CardFixer, parse_card_fixes
 from ..scoring.fixes import is_fix
 from ..vision.count import PhotoCount
-from ._card_fixes import CardFixer, parse_card_fixes
+from ._confirm import DECLINED
 
 PROMPT = (
     "Correct cards by number (centre:5=Cleo) or counts (Ben=centre:+1), n not to save, or "
     "press Enter to save"
 )
-#: Saying no at the question (here or at "Save this round?").
-DECLINED = "Not saved (you declined). Correct with --card or --fix and run score again."
 _SETS = r"(?:centre|center|leftover|pile)"
 #: Corrections are apart by commas or semicolons, or by spaces before the next correction
 #: (a player's name may hold spaces).
@@ -62,7 +61,7 @@ def ask_corrections(
         if not answer:
             return None
         if answer.casefold() in ("n", "no"):
-            raise CardtallyError(DECLINED)
+            raise Declined(DECLINED)
         texts = [text for text in _ANSWER_SPLIT.split(answer) if text]
         count_fixes = [text for text in texts if is_fix(text)]
         try:

@@ -5,14 +5,15 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from ..errors import CardtallyError
+from ..errors import CardtallyError, Declined
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
 class _ErrorBoundaryGroup(TyperGroup):
     """Root command group: turns a :class:`CardtallyError` into ``Error: ...`` and exit 1
-    (2 for a :class:`~cardtally.errors.UsageError`).
+    (2 for a :class:`~cardtally.errors.UsageError`); a :class:`~cardtally.errors.Declined`
+    prints its message alone and exits 0.
 
     Sub-groups run inside the root's ``invoke``, so this one boundary covers every command,
     including under ``typer.testing.CliRunner``.
@@ -22,7 +23,7 @@ class _ErrorBoundaryGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except CardtallyError as exc:
-            typer.echo(f"Error: {exc}", err=True)
+            typer.echo(str(exc) if isinstance(exc, Declined) else f"Error: {exc}", err=True)
             raise typer.Exit(exc.exit_code) from None
 
 
@@ -31,7 +32,8 @@ app = typer.Typer(
     cls=_ErrorBoundaryGroup,
     context_settings=CONTEXT_SETTINGS,
     no_args_is_help=True,
-    add_completion=False,
+    # typer's --install-completion / --show-completion for bash, zsh, fish and PowerShell.
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )

@@ -1,8 +1,10 @@
-"""``cardtally calibrate DECK PHOTO... [--replace]``: enrol a deck from photos of its backs."""
+"""``cardtally calibrate DECK PHOTO... [--replace] [--json]``: enrol a deck from photos of its
+backs."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import replace as replace_fields
 from pathlib import Path
 from typing import Annotated
@@ -10,17 +12,37 @@ from typing import Annotated
 import typer
 
 from ..errors import CardtallyError
-from ..vision.calibrate import calibrate_deck
+from ..vision.calibrate import (
+    CARDS_PER_PHOTO,
+    MAX_PHOTOS,
+    Calibration,
+    calibrate_deck,
+    check_photo_count,
+)
 from ..vision.decks import (
     check_deck_name,
     check_photos_are_new,
-    load_decks,
+    current_decks,
     profile_path,
     write_profile,
 )
-from ..vision.embed import embedder_version
 from ..vision.load import check_photo_path, read_photo_bytes
 from .app import app
+
+
+def calibration_json(deck: str, n_photos: int, result: Calibration) -> dict:
+    """The ``calibrate --json`` object: the deck, what it was learnt from, its look-alike."""
+    closest = result.closest
+    return {
+        "deck": deck,
+        "photos": n_photos,
+        "cards": result.n_cards,
+        "face_up_skipped": result.n_face_up,
+        "outliers_skipped": result.n_outliers,
+        "threshold": round(result.profile.threshold, 4),
+        "confused_with": None if closest is None else {
+            "deck": closest.deck, "share": round(closest.share, 4)},
+    }
 
 
 @app.command("calibrate")
@@ -28,14 +50,20 @@ def calibrate(
     deck: Annotated[str, typer.Argument(help="Name for the deck (e.g. the player's name).")],
     photos: Annotated[
         list[Path],
-        typer.Argument(help="Photos showing only this deck's backs (5-40 cards each).",
-                       show_default=False),
+        typer.Argument(
+            help=f"1-{MAX_PHOTOS} photos showing only this deck's backs "
+            f"({CARDS_PER_PHOTO[0]}-{CARDS_PER_PHOTO[1]} cards each).",
+            show_default=False),
     ],
     replace: Annotated[
         bool, typer.Option("--replace", help="Calibrate a deck that already exists again.")
     ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON on stdout.")
+    ] = False,
 ) -> None:
     """Learn what DECK's card backs look like, from photos showing only that deck."""
+    check_photo_count(len(photos))
     # A missing photo is bad input, not wrong usage: one `Error:` line and exit 1, as `count`.
     for photo in photos:
         check_photo_path(photo)
@@ -44,12 +72,9 @@ def calibrate(
         raise CardtallyError(
             f"Deck {deck!r} is already calibrated; add --replace to calibrate it again."
         )
-    existing = load_decks(embedder_version=None)
-    compatible = type(existing)(tuple(p for p in existing.profiles
-                                      if p.embedder_version == embedder_version()))
     digests = [hashlib.sha256(read_photo_bytes(photo)).hexdigest() for photo in photos]
     check_photos_are_new(deck, photos, digests)
-    result = calibrate_deck(deck, photos, compatible)
+    result = calibrate_deck(deck, photos, current_decks())
     write_profile(replace_fields(result.profile, photo_sha256=tuple(digests)), replace=replace)
     plural = "s" if len(photos) != 1 else ""
     skipped = []
@@ -58,9 +83,10 @@ def calibrate(
     if result.n_outliers:
         skipped.append(f"{result.n_outliers} not matching the others")
     note = f" (skipped {', '.join(skipped)})" if skipped else ""
+    # The result is data (stdout); with --json the JSON is, and the sentence goes to stderr.
     typer.echo(
         f"Calibrated deck {deck!r} from {result.n_cards} cards in {len(photos)} photo{plural}"
-        f"{note}.", err=True,
+        f"{note}.", err=as_json,
     )
     closest = result.closest
     if closest is not None:
@@ -70,3 +96,5 @@ def calibrate(
             "told apart only where what differs (e.g. a symbol) shows: lay the cards out so that "
             "it does, or expect unknown or mixed-up cards.", err=True,
         )
+    if as_json:
+        typer.echo(json.dumps(calibration_json(deck, len(photos), result)))

@@ -10,10 +10,16 @@ import numpy as np
 import typer
 
 from ..errors import CardtallyError
-from ..vision.count import CountResult, PhotoCount, check_photo_paths, count_photos
-from ..vision.decks import DeckSet, load_decks
-from ..vision.embed import embedder_version
-from ._review import cards_to_check, check_distinct_photos
+from ..rounds.doubts import cards_to_check
+from ..vision.count import (
+    CountResult,
+    PhotoCount,
+    check_distinct_photos,
+    check_photo_paths,
+    count_photos,
+)
+from ..vision.decks import DeckSet, usable_decks
+from ._progress import PhotoProgress
 from .app import app
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
@@ -45,13 +51,7 @@ def calibrated_decks(only: str | None) -> DeckSet:
         raise CardtallyError(
             "--decks needs at least one deck name, e.g. --decks red-star,red-moon."
         )
-    decks = load_decks(names, embedder_version())
-    if len(decks) == 0:
-        raise CardtallyError(
-            "No decks are calibrated yet. Calibrate each deck first: "
-            "cardtally calibrate DECK PHOTO..."
-        )
-    return decks
+    return usable_decks(names)
 
 
 def review_writer(annotate_dir: Path | None, prefix: str = ""):
@@ -86,19 +86,6 @@ def render_counts(result: CountResult) -> str:
     return "\n".join(lines)
 
 
-def progress_printer(total: int):
-    """Per-photo progress on stderr (data stays alone on stdout)."""
-    done = [0]
-
-    def report(photo: PhotoCount) -> None:
-        done[0] += 1
-        typer.echo(
-            f"[{done[0]}/{total}] {photo.path.name}: {len(photo.detections)} cards", err=True
-        )
-
-    return report
-
-
 @app.command("count")
 def count_command(
     photos: Annotated[list[Path], typer.Argument(metavar="PHOTO", help="Photos of the cards.")],
@@ -111,14 +98,17 @@ def count_command(
     check_distinct_photos(photos)
     decks = calibrated_decks(decks_only)
     write_review, written = review_writer(annotate_dir)
-    report = progress_printer(len(photos))
+    with PhotoProgress(len(photos)) as progress:
+        counted = [0]
 
-    def after_photo(photo: PhotoCount, image_bgr: np.ndarray) -> None:
-        report(photo)
-        if write_review is not None:
-            write_review(photo, image_bgr)
+        def after_photo(photo: PhotoCount, image_bgr: np.ndarray) -> None:
+            counted[0] += 1
+            progress.done(f"[{counted[0]}/{len(photos)}] {photo.path.name}: "
+                          f"{len(photo.detections)} cards")
+            if write_review is not None:
+                write_review(photo, image_bgr)
 
-    result = count_photos(photos, decks, on_photo=after_photo)
+        result = count_photos(photos, decks, on_photo=after_photo, on_stage=progress.stage)
     for path in written:
         typer.echo(f"Review image: {path}", err=True)
     if written:

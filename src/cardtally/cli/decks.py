@@ -7,9 +7,8 @@ from typing import Annotated
 
 import typer
 
-from ..vision.decks import profile_paths, read_profile, remove_deck
-from ..vision.embed import embedder_version
-from ._game_view import check_no_game_uses
+from ..rounds.games import check_no_game_uses
+from ..vision.decks import is_current, profile_paths, read_profile, remove_deck
 from .app import CONTEXT_SETTINGS, app
 
 decks_app = typer.Typer(
@@ -31,7 +30,6 @@ def list_decks(
     """List the calibrated decks: name, cards used, prototypes, calibration date."""
     if ctx.invoked_subcommand is not None:
         return
-    version = embedder_version()
     rows = []
     for path in profile_paths():
         profile = read_profile(path)
@@ -42,7 +40,7 @@ def list_decks(
             "threshold": round(profile.threshold, 4),
             "created": profile.created,
             "embedder_version": profile.embedder_version,
-            "compatible": profile.embedder_version == version,
+            "compatible": is_current(profile),
         })
     if as_json:
         typer.echo(json.dumps({"decks": rows}))
@@ -63,9 +61,12 @@ def remove(
     force: Annotated[
         bool, typer.Option("--force", help="Remove it even though a game uses it.")
     ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
     """Delete a deck's profile from the data home."""
     if not force:
         check_no_game_uses(deck)
-    remove_deck(deck)
+    path = remove_deck(deck)
     typer.echo(f"Removed deck {deck!r}.", err=True)
+    if as_json:
+        typer.echo(json.dumps({"removed": deck, "profile": str(path)}))

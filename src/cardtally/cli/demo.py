@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator
@@ -22,14 +23,15 @@ from typing import Annotated
 import typer
 
 from ..home import HOME_ENV, ensure_data_home, ledger_path
+from ..rounds.games import game_json
 from ..scoring.ledger import Ledger
 from ..scoring.rules import get_rules
 from ..scoring.standings import Seat
 from ..vision.calibrate import calibrate_deck
-from ..vision.decks import load_decks, write_profile
-from ._game_view import game_json, print_json, render_game
+from ..vision.decks import current_decks, write_profile
+from ._game_view import print_json, render_game
+from ._score_run import score_round
 from .app import app
-from .score import score_command
 
 DEMO_DIRNAME = "demo"
 SAMPLES_PACKAGE = "cardtally.samples"
@@ -83,7 +85,7 @@ def demo(
         typer.echo("1. Calibrating the three decks from one photo each:", err=True)
         for path in calibration:
             deck = path.stem
-            result = calibrate_deck(deck, [path], load_decks())
+            result = calibrate_deck(deck, [path], current_decks())
             write_profile(result.profile)
             typer.echo(f"   {deck}: {result.n_cards} cards", err=True)
         typer.echo("2. A new Ligretto game: " + ", ".join(
@@ -111,18 +113,29 @@ def demo(
     else:
         typer.echo(render_game(game))
     verdict = "match" if counted == expected else "DO NOT match"
+    run_demo = f"{HOME_ENV}={shlex.quote(str(folder))} {cardtally_command()}"
     typer.echo(
         f"The counts {verdict} the rendered ground truth {expected['centre']} (centre), "
         f"{expected['leftover']} (leftover).\n"
         f"Review images: {folder / 'reviews'}\n"
-        f"Look at the demo game with: {HOME_ENV}='{folder}' cardtally game show\n"
-        f"Give a card of the review image to a player with: {HOME_ENV}='{folder}' cardtally "
+        f"Look at the demo game with: {run_demo} game show\n"
+        f"Give a card of the review image to a player with: {run_demo} "
         "round edit 1 --card centre:N=PLAYER",
         err=True,
     )
 
 
+def cardtally_command() -> str:
+    """How to run cardtally from any shell, even where its virtual environment is not active:
+    the console script beside this Python (the venv's ``bin/``), else ``python -m cardtally``."""
+    name = "cardtally.exe" if os.name == "nt" else "cardtally"
+    script = Path(sys.executable).parent / name
+    if script.is_file():
+        return shlex.quote(str(script))
+    return f"{shlex.quote(sys.executable)} -m cardtally"
+
+
 def _score(centre: Path, leftover: Path, caller: str, game_id: int) -> None:
     """Score the round through the same code as ``cardtally score --yes``."""
     # Only what differs from the command's defaults, so new ``score`` options need no change here.
-    score_command(center=[centre], leftover=[leftover], caller=caller, game_id=game_id, yes=True)
+    score_round([centre], [leftover], caller=caller, game_id=game_id, yes=True)

@@ -9,20 +9,11 @@ from typing import Annotated
 import typer
 
 from ..errors import CardtallyError
+from ..rounds.games import game_json, open_for_reading, open_for_writing, read_game
 from ..scoring.entry import parse_seats
 from ..scoring.ledger import NEW_GAME_HINT, Game
 from ..scoring.rules import DEFAULT_RULES, get_rules, rule_set_names, with_overrides
-from ._game_view import (
-    game_json,
-    join_names,
-    open_for_reading,
-    open_for_writing,
-    print_json,
-    read_game,
-    render_game,
-    rules_summary,
-    table,
-)
+from ._game_view import join_names, print_json, render_game, rules_summary, table
 from .app import sub_app
 
 game_app = sub_app("game", "Start, list, show and export games kept in the game ledger.")

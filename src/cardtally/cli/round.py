@@ -3,28 +3,26 @@ a round."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
 
 from ..errors import CardtallyError
-from ..scoring.entry import build_round
+from ..rounds.edit import edit_round, redraw_reviews
+from ..rounds.evidence import RoundEvidence
+from ..rounds.games import game_json, open_for_changes, read_game, round_json
+from ..rounds.review import remove_round_reviews
+from ..scoring.entry import CENTER_OPTION, LEFTOVER_OPTION, build_round
 from ..scoring.ledger import Game, Ledger
 from ..scoring.rounds import physical_warnings
-from ._audit import entry_change, with_correction
-from ._card_fixes import edit_saved_cards, moved, parse_card_fixes
-from ._edit_record import edit_text, redraw_reviews, reviews_to_redraw, with_typed_counts
 from ._game_view import (
     echo_warnings,
     finished_message,
-    game_json,
-    open_for_changes,
     print_json,
-    read_game,
     render_round,
     render_standings,
     result_line,
-    round_json,
 )
 from ._round_view import render_round_detail
 from .app import sub_app
@@ -117,6 +115,19 @@ def add(
         _report(ledger, game, number, json_out)
 
 
+def edit_text(cards: Sequence[str] | None, center: Sequence[str] | None,
+              leftover: Sequence[str] | None, caller: str | None, no_caller: bool) -> str:
+    """The options of one ``round edit`` as typed (the audit trail's text)."""
+    parts = [f"--card {text}" for text in cards or []]
+    parts += [f"{CENTER_OPTION} {text}" for text in center or []]
+    parts += [f"{LEFTOVER_OPTION} {text}" for text in leftover or []]
+    if caller is not None:
+        parts.append(f"--caller {caller}")
+    if no_caller:
+        parts.append("--no-caller")
+    return " ".join(parts)
+
+
 @round_app.command("edit")
 def edit(
     number: Annotated[int, typer.Argument(help="The round to correct (1 is the first).")],
@@ -154,29 +165,19 @@ def edit(
     with open_for_changes() as ledger:
         with ledger.transaction():
             game = ledger.game(game_id)
-            stored = game.round(number)
-            base, evidence = stored.entry, stored.evidence
-            if card:
-                fixes = parse_card_fixes(card, game.players)
-                deck_of = {seat.player: seat.deck for seat in game.seats}
-                change, evidence = edit_saved_cards(number, stored.evidence, fixes, deck_of)
-                base = moved(base, change, fixes)
-            entry = build_round(
-                game.players,
-                center=center or [],
-                leftover=leftover or [],
-                caller=caller,
-                base=base,
-                clear_caller=no_caller,
+            edited = edit_round(
+                game, number, edit_text(card, center, leftover, caller, no_caller),
+                cards=card or [], center=center or [], leftover=leftover or [], caller=caller,
+                no_caller=no_caller,
             )
-            warnings = _checked(physical_warnings(entry, game.rules), strict)
-            typed = edit_text(card, center, leftover, caller, no_caller)
-            evidence = with_typed_counts(evidence, center or [], leftover or [], entry)
-            evidence = with_correction(evidence, entry_change("round edit", typed, stored.entry, entry))
-            redraw = reviews_to_redraw(evidence, card or [], game.players)
-            ledger.replace_round(game.id, number, entry, warnings, evidence=evidence)
+            warnings = _checked(physical_warnings(edited.entry, game.rules), strict)
+            for problem in edited.problems:
+                typer.echo(f"Warning: {problem}", err=True)
+            evidence = None if edited.evidence is None else edited.evidence.to_json()
+            ledger.replace_round(game.id, number, edited.entry, warnings, evidence=evidence)
             game = ledger.game(game.id)
-        redraw_reviews(redraw)
+        for path in redraw_reviews(edited.redraws):
+            typer.echo(f"Review image drawn again: {path}", err=True)
         echo_warnings(number, warnings)
         _report(ledger, game, number, json_out)
 
@@ -203,8 +204,12 @@ def undo(game_id: GameOption = None, json_out: JsonOption = False) -> None:
     with open_for_changes() as ledger:
         with ledger.transaction():
             game = ledger.game(game_id)
+            evidence = RoundEvidence.from_json(game.rounds[-1].evidence) if game.rounds else None
             number = ledger.remove_last_round(game.id)
             game = ledger.game(game.id)
+        kept = remove_round_reviews(evidence)
+        if kept:
+            typer.echo(f"The photos taken are kept: {', '.join(map(str, kept))}", err=True)
         if json_out:
             print_json({"round": number, **game_json(game, ledger.current_game_id())})
             return

@@ -1,240 +1,20 @@
 """``cardtally score``: count a round's photos, check it, confirm it, save it in the ledger.
 
-Safety rules: every input that can be checked cheaply (photo paths, game, caller, ``--fix``,
-calibrated decks) is checked before any photo is counted; nothing is written to the ledger before
-the user confirms; the round is saved in one transaction, and only if the game has not changed
-meanwhile; the round's review folder is removed when the round is not saved.
+The options are read here; ``_score_run`` does the rest (the round itself is
+``rounds.photo_round``).
 """
 
 from __future__ import annotations
 
-import functools
-import sys
-from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from ..errors import CardtallyError
-from ..scoring.entry import resolve_player
-from ..scoring.fixes import apply_fixes
-from ..scoring.ledger import Game, Ledger
-from ..scoring.rounds import PlayerCounts, RoundEntry, physical_warnings, round_scores
-from ..vision.count import CountResult, PhotoCount, check_photo_paths
-from ..vision.decks import DeckSet, load_decks, profile_path
-from ..vision.embed import embedder_version
-from ._ask_corrections import DECLINED, ask_corrections
-from ._audit import now_utc, score_trail
-from ._card_fixes import CardFixer, parse_card_fixes
-from ._doubts import point_swings, swing_text
-from ._game_view import (
-    finished_message,
-    game_json,
-    open_for_changes,
-    print_json,
-    result_line,
-    table,
-)
-from ._leftovers import FROM_PHOTOS, PHOTOS, Leftovers, leftover_choice, typed_leftovers
-from ._review import (
-    ReviewCounter,
-    cards_to_check,
-    check_distinct_photos,
-    counts_by_player,
-    discard_review_dir,
-    new_review_dir,
-    photo_round_evidence,
-)
-from ._unsaved_review import UnsavedReview
+from ._leftover_options import leftover_choice
+from ._score_run import score_round
 from .app import app
-
-#: Labels of the two photo sets of a round (review file names, messages, evidence keys).
-CENTRE, LEFTOVER = "centre", "leftover"
-SNAP_PROMPTS = {
-    CENTRE: "Photograph the centre cards (spread backs up in rows), then press Enter.",
-    LEFTOVER: "Photograph the leftover Ligretto piles (spread backs up), then press Enter.",
-}
-
-
-def game_decks(game: Game) -> DeckSet:
-    """The calibrated profiles of the game's decks; a clear error naming every missing one."""
-    missing = [seat for seat in game.seats if not profile_path(seat.deck).exists()]
-    if missing:
-        listed = ", ".join(f"{seat.player}'s deck '{seat.deck}'" for seat in missing)
-        verb = "is" if len(missing) == 1 else "are"
-        raise CardtallyError(
-            f"{listed} {verb} not calibrated. Calibrate each deck first: "
-            "cardtally calibrate DECK PHOTO..."
-        )
-    return load_decks([seat.deck for seat in game.seats], embedder_version())
-
-
-def check_fixes(fixes: Sequence[str], players: Sequence[str]) -> None:
-    """Check the syntax and player names of ``--fix`` before any photo is counted.
-
-    Counts so large that no correction can make them negative: only the form is checked here.
-    """
-    big = {p: 1_000_000 for p in players}
-    apply_fixes(big, big, fixes, players)
-
-
-def fixes_hold(game: Game, deck_names: Sequence[str], leftovers: Leftovers, fixes: Sequence[str],
-               photos: Mapping[str, Sequence[PhotoCount]], more_fixes: Sequence[str]) -> None:
-    """Raise where ``fixes`` and ``more_fixes`` cannot apply to the counts of ``photos``
-    (by set label): an unknown player, a count made negative."""
-    center, leftover = (
-        counts_by_player(game, CountResult(tuple(photos[label]), tuple(deck_names)))
-        for label in (CENTRE, LEFTOVER)
-    )
-    leftover = _plus(leftover, leftovers.counts(game.players))
-    apply_fixes(center, leftover, [*fixes, *more_fixes], game.players)
-
-
-def _plus(counts: Mapping[str, int], more: Mapping[str, int]) -> dict[str, int]:
-    return {player: n + more.get(player, 0) for player, n in counts.items()}
-
-
-def photo_round(
-    game: Game,
-    center: CountResult,
-    leftover: CountResult,
-    fixes: Sequence[str],
-    caller: str | None,
-    leftovers: Leftovers = FROM_PHOTOS,
-) -> tuple[RoundEntry, list[str]]:
-    """The round the photos (and typed ``leftovers``) show after ``fixes``, and its warnings
-    (physical checks, cards not scored, photos without cards)."""
-    piles = _plus(counts_by_player(game, leftover), leftovers.counts(game.players))
-    center_counts, pile_counts = apply_fixes(
-        counts_by_player(game, center), piles, fixes, game.players
-    )
-    entry = RoundEntry(
-        tuple(PlayerCounts(p, center_counts[p], pile_counts[p]) for p in game.players), caller
-    )
-    warnings = physical_warnings(entry, game.rules)
-    for label, result in ((CENTRE, center), (LEFTOVER, leftover)):
-        if result.unknown:
-            warnings.append(
-                f"{result.unknown} {label} card(s) match no player's deck and are not scored."
-            )
-        if result.face_up:
-            warnings.append(f"{result.face_up} {label} card(s) lie face up and are not scored.")
-        for photo in result.photos:
-            if len(photo.detections) == 0:
-                warnings.append(f"No cards found in the {label} photo {photo.path.name}.")
-    return entry, warnings
-
-
-def render_proposal(game: Game, entry: RoundEntry, scores: Mapping[str, int]) -> str:
-    """The round as it would be saved: counts, points and new totals."""
-    totals = {s.player: s.total for s in game.summary.standings}
-    rows = [
-        [
-            seat.player,
-            seat.deck,
-            entry.of(seat.player).center_cards,
-            entry.of(seat.player).pile_cards,
-            f"{scores[seat.player]:+d}",
-            totals.get(seat.player, 0) + scores[seat.player],
-        ]
-        for seat in game.seats
-    ]
-    return "\n".join(
-        [
-            f"Round {len(game.rounds) + 1} of game {game.id} ({game.rules.name}), not saved yet:",
-            table(
-                ["player", "deck", "centre", "left", "points", "total"], rows, right=[2, 3, 4, 5]
-            ),
-            f"Called out: {entry.caller or 'nobody'}.",
-        ]
-    )
-
-
-def show_proposal(game: Game, entry: RoundEntry, doubtful: Sequence[str],
-                  warnings: Sequence[str], review_dir: Path, as_json: bool) -> None:
-    """The round as it would be saved, the cards to check, the warnings, the review folder."""
-    typer.echo(render_proposal(game, entry, round_scores(entry, game.rules)), err=as_json)
-    for line in doubtful:
-        typer.echo(f"Check: {line}", err=True)
-    for warning in warnings:
-        typer.echo(f"Warning: {warning}", err=True)
-    typer.echo(f"Review images: {review_dir}", err=True)
-
-
-def stdin_is_terminal() -> bool:
-    """Whether someone can answer a question (tests replace this)."""
-    return sys.stdin is not None and sys.stdin.isatty()
-
-
-def check_can_confirm(yes: bool) -> None:
-    """Fail (before any work) when the user cannot be asked and did not give --yes."""
-    if not yes and not stdin_is_terminal():
-        raise CardtallyError(
-            "Not saved: confirm with --yes when cardtally is not run in a terminal."
-        )
-
-
-def confirm_or_fail(
-    yes: bool,
-    question: str = "Save this round?",
-    declined: str = DECLINED,
-) -> None:
-    """Ask before saving; never block when nobody can answer."""
-    if yes:
-        return
-    check_can_confirm(yes)
-    if not typer.confirm(question, default=True, err=True):
-        raise CardtallyError(declined)
-
-
-def save_new_round(
-    ledger: Ledger, seen: Game, entry: RoundEntry, warnings: list[str], evidence: dict[str, Any],
-    before_commit: Callable[[], None] = lambda: None,
-) -> int:
-    """Append the round in one transaction, unless the game changed since ``seen`` was read;
-    ``before_commit`` runs last inside it."""
-    with ledger.transaction():
-        now = ledger.game(seen.id)
-        if len(now.rounds) != len(seen.rounds):
-            raise CardtallyError(
-                f"Not saved: game {seen.id} changed while the photos were being counted (it now "
-                f"has {len(now.rounds)} rounds). Check it with 'cardtally game show' and run "
-                "score again."
-            )
-        number = ledger.add_round(seen.id, entry, warnings, evidence=evidence)
-        before_commit()
-        return number
-
-
-def snap_photos(
-    camera: str, review_dir: Path, taken: list[Path], piles: bool = True
-) -> tuple[list[Path], list[Path]]:
-    """Photograph the centre, then (``piles``) the leftover piles, into the round's review
-    folder.
-
-    Each photo is appended to ``taken`` as soon as it is saved (so a failure keeps it).
-    """
-    from ..vision.camera import DEFAULT_BURST_FRAMES, snap_photo
-
-    for label in (CENTRE, LEFTOVER) if piles else (CENTRE,):
-        path = snap_photo(camera, review_dir, DEFAULT_BURST_FRAMES, SNAP_PROMPTS[label])
-        target = review_dir / f"{label}{path.suffix}"
-        path.rename(target)
-        taken.append(target)
-        typer.echo(f"Saved the {label} photo: {target}", err=True)
-    return taken[:1], taken[1:]
-
-
-def echo_saved_warnings(number: int, warnings: Sequence[str]) -> None:
-    """After saving: how to correct a round saved with warnings (already shown above)."""
-    if warnings:
-        typer.echo(
-            f"Round {number} is saved with the warning(s) above; correct it with: "
-            f"cardtally round edit {number} --card centre:N=PLAYER (card N of the review "
-            "image), or --center NAME=N --leftover NAME=N",
-            err=True,
-        )
 
 
 @app.command("score")
@@ -320,7 +100,6 @@ def score_command(
     ] = False,
 ) -> None:
     """Score a round from photos: count each player's cards, check, confirm and save."""
-    fixes = list(fix or [])
     leftover_source = leftover_choice(leftover or [], left or [], no_leftover, snap)
     if snap and (center or leftover):
         raise CardtallyError("Give either --snap or --center/--leftover photos, not both.")
@@ -328,90 +107,8 @@ def score_command(
         raise CardtallyError(
             "Give the photo(s) of the centre cards with --center PHOTO (or use --snap)."
         )
-    center_paths, leftover_paths = list(center or []), list(leftover or [])
-    check_photo_paths(center_paths + leftover_paths)
-    check_distinct_photos(center_paths + leftover_paths)
-    check_can_confirm(yes)
-    with open_for_changes() as ledger:
-        game = ledger.game(game_id)
-        if game.summary.finished and not force:
-            raise CardtallyError(finished_message(game))
-        caller_name = resolve_player(caller, game.players, "--caller") if caller else None
-        leftovers = typed_leftovers(leftover_source, left or [], game.players, caller_name)
-        check_fixes(fixes, game.players)
-        card_fixer = CardFixer(
-            parse_card_fixes(card or [], game.players), {s.player: s.deck for s in game.seats}
-        )
-        decks = game_decks(game)
-        review_dir = new_review_dir(game.id, len(game.rounds) + 1)
-        unsaved = UnsavedReview(review_dir)  # also removes what killed scores left behind
-        snapped: list[Path] = []
-        saved = False
-        try:
-            if snap:
-                center_paths, leftover_paths = snap_photos(
-                    camera, review_dir, snapped, piles=leftovers.source == PHOTOS
-                )
-            card_fixer.check_photos({CENTRE: center_paths, LEFTOVER: leftover_paths})
-            counter = ReviewCounter(decks, review_dir, correct=card_fixer.corrected)
-            results = {
-                CENTRE: counter.run(CENTRE, center_paths),
-                LEFTOVER: counter.run(LEFTOVER, leftover_paths),
-            }
-            card_texts = card_fixer.texts()
-            fixers = [card_fixer]
-            answered = False  # Enter at the question about the cards to check saves
-            while True:
-                entry, warnings = photo_round(
-                    game, results[CENTRE], results[LEFTOVER], fixes, caller_name, leftovers
-                )
-                doubtful = cards_to_check(results[CENTRE], CENTRE) + cards_to_check(
-                    results[LEFTOVER], LEFTOVER
-                )
-                show_proposal(game, entry, doubtful, warnings, review_dir, as_json)
-                # In a terminal, the cards to check that could change a score can be
-                # corrected before saving; Enter saves the round as shown.
-                if yes or not doubtful or not stdin_is_terminal():
-                    break
-                player_of = {seat.deck: seat.player for seat in game.seats}
-                swings = point_swings(results, player_of, game.players, game.rules)
-                if not swings:
-                    break
-                paths = {CENTRE: center_paths, LEFTOVER: leftover_paths}
-                counted = {label: result.photos for label, result in results.items()}
-                check = functools.partial(fixes_hold, game, decks.names, leftovers, list(fixes))
-                why = f"The cards to check could change the points: {swing_text(swings)}."
-                typed = ask_corrections(card_fixer, game.players, paths, counted, check, why)
-                if typed is None:
-                    answered = True
-                    break
-                results = {
-                    label: counter.correct_again(label, result, typed.cards.corrected)
-                    for label, result in results.items()
-                }
-                card_texts += typed.cards.texts()
-                fixers.append(typed.cards)
-                fixes += typed.fixes
-            confirm_or_fail(yes or answered)
-            evidence = photo_round_evidence(
-                game, counter, results[CENTRE], results[LEFTOVER], fixes, card_texts, leftovers
-            )
-            given = [card for fixer in fixers for card in fixer.given.values()]
-            evidence["hand_cards"] = [card.to_json() for card in given]
-            counted = {CENTRE: evidence["counted_center"], LEFTOVER: evidence["counted_leftover"]}
-            player_of = {seat.deck: seat.player for seat in game.seats}
-            trail = score_trail(game.players, counted, given, fixes, player_of, now_utc())
-            evidence["corrections"] = [correction.to_json() for correction in trail]
-            number = save_new_round(ledger, game, entry, warnings, evidence, unsaved.settled)
-            saved = True
-        finally:
-            if not saved:
-                discard_review_dir(review_dir, keep=snapped)
-                unsaved.settled()
-        game = ledger.game(game.id)
-        echo_saved_warnings(number, warnings)
-        if as_json:
-            print_json({"round": number, **game_json(game, ledger.current_game_id())})
-        else:
-            typer.echo(f"Round {number} of game {game.id} saved.")
-            typer.echo(result_line(game))
+    score_round(
+        center or [], leftover or [], leftover_source=leftover_source, left=left or [],
+        snap=snap, camera=camera, caller=caller, game_id=game_id, fixes=fix or [],
+        cards=card or [], yes=yes, force=force, as_json=as_json,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -117,6 +118,9 @@ def snap(
         bool,
         typer.Option("--preview", help="Show the live picture first; Space takes the photo."),
     ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the photo's path, size and sharpness as JSON.")
+    ] = False,
 ) -> None:
     """Take a photo: keep the sharpest frame of a short burst, save it as snap-DATE-TIME.jpg
     and print its path."""
@@ -143,4 +147,8 @@ def snap(
             "stream or a better camera, or photograph a smaller layout.",
             err=True,
         )
-    typer.echo(str(path))
+    if as_json:
+        typer.echo(json.dumps({"path": str(path), "width": width, "height": height,
+                               "frame": frame.index, "sharpness": round(frame.sharpness, 1)}))
+    else:
+        typer.echo(str(path))

@@ -2,7 +2,7 @@
 
 ``round recount`` counts the photos again; the user's corrections must not silently vanish.
 Cards given by hand (``--card``) are given again to the card lying in the same place
-(:class:`~cardtally.cli._hand_cards.HandCardKeeper`); counts typed with ``round edit
+(:class:`~cardtally.rounds.hand_cards.HandCardKeeper`); counts typed with ``round edit
 --center/--leftover`` stay as typed. Rounds saved before cardtally kept these records can have
 corrections a re-count cannot keep: it then refuses unless told ``--drop-corrections``.
 """
@@ -12,13 +12,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..scoring.fixes import apply_fixes
 from ..scoring.ledger import Game, StoredRound
 from ..scoring.rounds import RoundEntry
-from ._audit import CENTRE, LEFTOVER
-from ._hand_cards import HandCard
+from .evidence import CENTRE, LEFTOVER, RoundEvidence
+from .hand_cards import HandCard
 
 #: The ``round edit`` option that types each set's counts.
 TYPED_OPTIONS = {CENTRE: "--center", LEFTOVER: "--leftover"}
@@ -37,11 +36,13 @@ class KeptCorrections:
     lost: tuple[str, ...]
 
 
-def _edited_by_hand(game: Game, stored: StoredRound, evidence: dict[str, Any]) -> bool:
+def _edited_by_hand(game: Game, stored: StoredRound, evidence: RoundEvidence) -> bool:
     """Whether the stored counts differ from what the photos and saved fixes gave."""
+    if evidence.counted_center is None or evidence.counted_leftover is None:
+        return True
     try:
-        center, pile = apply_fixes(evidence["counted_center"], evidence["counted_leftover"],
-                                   evidence.get("fixes", []), game.players)
+        center, pile = apply_fixes(evidence.counted_center, evidence.counted_leftover,
+                                   evidence.fixes, game.players)
     except (KeyError, TypeError, ValueError):
         return True
     return any(
@@ -50,18 +51,17 @@ def _edited_by_hand(game: Game, stored: StoredRound, evidence: dict[str, Any]) -
     )
 
 
-def corrections_to_keep(game: Game, stored: StoredRound, evidence: dict[str, Any]
+def corrections_to_keep(game: Game, stored: StoredRound, evidence: RoundEvidence
                         ) -> KeptCorrections:
     """The corrections of a saved round, as a re-count can keep them."""
-    cards = tuple(HandCard.from_json(c) for c in evidence.get("hand_cards") or [])
-    typed = {label: dict(values) for label, values in (evidence.get("typed_counts") or {}).items()}
+    typed = {label: dict(values) for label, values in (evidence.typed_counts or {}).items()}
     lost: list[str] = []
-    if "corrections" not in evidence:  # saved before the audit trail
-        if card_fixes := evidence.get("card_fixes"):
+    if evidence.corrections is None:  # saved before the audit trail
+        if card_fixes := evidence.card_fixes:
             lost.append(f"--card {', '.join(card_fixes)} (saved without the cards' places)")
         elif _edited_by_hand(game, stored, evidence):
             lost.append("counts changed with round edit (saved without a record of which)")
-    return KeptCorrections(cards, typed, tuple(lost))
+    return KeptCorrections(evidence.hand_cards, typed, tuple(lost))
 
 
 def with_typed_counts(entry: RoundEntry, typed: Mapping[str, Mapping[str, int]]) -> RoundEntry:

@@ -101,7 +101,8 @@ def given_to(photo: PhotoCount, indices_players: Sequence[tuple[int, str]],
         if tied is not None:
             tied[index] = -1
     return dataclasses.replace(
-        photo, identities=CardIdentities(deck_index, confidence, ids.deck_names, tied)
+        photo, identities=CardIdentities(deck_index, confidence, ids.deck_names, tied,
+                                         ids.similarity)
     )
 
 

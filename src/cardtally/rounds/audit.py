@@ -10,53 +10,17 @@ first time it is corrected.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
 
 from ..scoring.fixes import apply_fixes
 from ..scoring.rounds import RoundEntry
-from ._hand_cards import HandCard
-
-CENTRE, LEFTOVER = "centre", "leftover"
+from .evidence import CENTRE, HAND_SOURCE, LEFTOVER, Correction, CountChange, RoundEvidence
+from .hand_cards import HandCard
 
 
 def now_utc() -> str:
     """The time of a correction, as ISO 8601 UTC to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-@dataclass(frozen=True)
-class CountChange:
-    """One count a correction changed: ``player``'s ``label`` count, ``before`` -> ``after``."""
-
-    player: str
-    label: str
-    before: int
-    after: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"player": self.player, "set": self.label, "before": self.before,
-                "after": self.after}
-
-    @property
-    def text(self) -> str:
-        return f"{self.player} {self.label} {self.before} -> {self.after}"
-
-
-@dataclass(frozen=True)
-class Correction:
-    """One correction: ``command`` (score, round edit, round recount), when, what was typed
-    (``text``: the options as given) and the counts it changed."""
-
-    at: str
-    command: str
-    text: str
-    changes: tuple[CountChange, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"at": self.at, "command": self.command, "text": self.text,
-                "changes": [change.to_json() for change in self.changes]}
 
 
 def _changes(before: Mapping[str, Mapping[str, int]], after: Mapping[str, Mapping[str, int]]
@@ -112,26 +76,19 @@ def entry_change(command: str, text: str, before: RoundEntry, after: RoundEntry)
     return Correction(now_utc(), command, text, _changes(entry_counts(before), entry_counts(after)))
 
 
-def with_correction(evidence: Any, correction: Correction) -> dict[str, Any]:
+def with_correction(evidence: RoundEvidence | None, correction: Correction) -> RoundEvidence:
     """The round's evidence with ``correction`` added to its trail (a round typed in by hand:
     evidence of its own)."""
-    kept = dict(evidence) if isinstance(evidence, dict) else {"source": "hand"}
-    kept["corrections"] = [*kept.get("corrections", []), correction.to_json()]
-    return kept
+    if evidence is None or not evidence.from_photos:
+        evidence = RoundEvidence(HAND_SOURCE, corrections=evidence and evidence.corrections)
+    return evidence.with_correction(correction)
 
 
-def trail_lines(evidence: Any) -> list[str]:
+def trail_lines(evidence: RoundEvidence | None) -> list[str]:
     """``round show``'s lines for the trail: time, command, what was typed, what changed."""
-    if not isinstance(evidence, dict):
-        return []
     lines = []
-    for item in evidence.get("corrections") or []:
-        if not isinstance(item, dict):
-            continue
-        changed = ", ".join(
-            f"{c.get('player')} {c.get('set')} {c.get('before')} -> {c.get('after')}"
-            for c in item.get("changes") or [] if isinstance(c, dict)
-        ) or "no count changed"
-        typed = " ".join(str(part) for part in (item.get("command"), item.get("text")) if part)
-        lines.append(f"  {item.get('at')}  {typed}: {changed}")
+    for item in (evidence.corrections if evidence is not None else None) or ():
+        changed = ", ".join(change.text for change in item.changes) or "no count changed"
+        typed = " ".join(part for part in (item.command, item.text) if part)
+        lines.append(f"  {item.at}  {typed}: {changed}")
     return ["Corrections:", *lines] if lines else []

@@ -7,18 +7,16 @@ made of it (unknown, face up, another player's deck). ``score --card`` applies i
 photos as they are counted (the review image shows it); ``round edit --card`` moves the card
 in a saved round, whose evidence lists each card's deck by its number. Card numbers belong to
 one count of one photo, so each corrected card is also kept with its place in the photo
-(``_hand_cards.HandCard``): a re-count gives the card in that place to the same player.
+(``hand_cards.HandCard``): a re-count gives the card in that place to the same player.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -27,8 +25,9 @@ from ..scoring.entry import resolve_player
 from ..scoring.rounds import RoundEntry
 from ..vision.count import PhotoCount
 from ..vision.label_layout import card_numbers
-from ._hand_cards import HandCard, given_to, quad_of
-from ._review import EVIDENCE_KEYS, saved_quad_xy
+from .evidence import CENTRE, EVIDENCE_KEYS, LEFTOVER, RoundEvidence
+from .hand_cards import HandCard, given_to, quad_of
+from .review import saved_quad_xy
 
 #: The photo set a correction names, as typed -> the set's label in messages and evidence.
 SET_LABELS = {"centre": "centre", "center": "centre", "leftover": "leftover", "pile": "leftover"}
@@ -139,8 +138,9 @@ class CardFixer:
 
 
 def edit_saved_cards(
-    number: int, evidence: Any, fixes: Sequence[CardFix], deck_of: Mapping[str, str]
-) -> tuple[dict[str, dict[str, int]], dict[str, Any]]:
+    number: int, evidence: RoundEvidence | None, fixes: Sequence[CardFix],
+    deck_of: Mapping[str, str],
+) -> tuple[dict[str, dict[str, int]], RoundEvidence]:
     """``round edit --card``: what the corrections do to a saved round's counts, and its new
     evidence.
 
@@ -154,31 +154,33 @@ def edit_saved_cards(
         f"Round {number} keeps no record of its cards (it was typed in by hand, or scored "
         "before cardtally kept one); correct its counts with --center NAME=N or --leftover NAME=N."
     )
-    if not isinstance(evidence, dict) or evidence.get("source") != "photos":
+    if evidence is None or not evidence.from_photos:
         raise no_record
-    edited = copy.deepcopy(evidence)
+    photos = {label: list(evidence.photos(label)) for label in EVIDENCE_KEYS}
+    hand_cards = list(evidence.hand_cards)
     player_of = {deck: player for player, deck in deck_of.items()}
     change: dict[str, dict[str, int]] = {label: {} for label in EVIDENCE_KEYS}
     for fix in fixes:
-        photos = edited.get(EVIDENCE_KEYS[fix.label])
-        if not isinstance(photos, list) or not all(
-            isinstance(p, dict) and isinstance(p.get("card_decks"), list) for p in photos
-        ):
+        if not all(p.card_decks is not None for p in photos[fix.label]):
             raise no_record
-        photo = photos[photo_index(fix, [Path(str(p.get("path"))).name for p in photos])]
-        card_decks = photo["card_decks"]
+        index = photo_index(fix, [p.name for p in photos[fix.label]])
+        photo = photos[fix.label][index]
+        card_decks = list(photo.card_decks or ())
         if fix.number > len(card_decks):
-            raise _too_few(fix, Path(str(photo["path"])).name, len(card_decks))
+            raise _too_few(fix, photo.name, len(card_decks))
         old_deck = card_decks[fix.number - 1]
-        old_player = player_of.get(old_deck)
-        hand = HandCard(fix.label, str(photo["path"]), fix.number, fix.player,
-                        saved_quad_xy(photo, fix.number), old_deck)
-        edited["hand_cards"] = [*edited.get("hand_cards", []), hand.to_json()]
+        old_player = player_of.get(old_deck) if old_deck is not None else None
+        hand_cards.append(HandCard(fix.label, photo.path, fix.number, fix.player,
+                                   saved_quad_xy(photo, fix.number), old_deck))
         if old_player is not None:
             change[fix.label][old_player] = change[fix.label].get(old_player, 0) - 1
         change[fix.label][fix.player] = change[fix.label].get(fix.player, 0) + 1
         card_decks[fix.number - 1] = deck_of[fix.player]
-    edited["card_fixes"] = [*edited.get("card_fixes", []), *(fix.text for fix in fixes)]
+        photos[fix.label][index] = dataclasses.replace(photo, card_decks=tuple(card_decks))
+    edited = dataclasses.replace(
+        evidence, center=tuple(photos[CENTRE]), leftover=tuple(photos[LEFTOVER]),
+        hand_cards=tuple(hand_cards), card_fixes=(*evidence.card_fixes, *(f.text for f in fixes)),
+    )
     return change, edited
 
 

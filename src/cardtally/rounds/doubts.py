@@ -3,17 +3,21 @@
 A card identified with little confidence could be anyone else's; an unknown card anyone's; a
 card tied between two sibling decks either one's. Each such card in the centre is worth
 ``points_per_center_card`` to whoever owns it, in a pile ``-penalty_per_card``: the question
-before saving says, per player, how far the round's points could move.
+before saving says, per player, how far the round's points could move; ``cards_to_check``
+names the cards by their numbers in the review images.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from ..scoring.rules import RuleSet
 from ..vision.count import CountResult
 from ..vision.detections import UNKNOWN
-from ._review import LOW_CONFIDENCE
+from ..vision.doubt import LOW_CONFIDENCE
+from ..vision.label_layout import card_numbers
 
 
 def point_swings(
@@ -58,3 +62,33 @@ def swing_text(swings: Mapping[str, tuple[int, int]]) -> str:
         else:
             parts.append(f"{player} down to {down:+d}")
     return ", ".join(parts)
+
+
+def cards_to_check(result: CountResult, label: str = "",
+                   nobody: str = "no player's deck") -> list[str]:
+    """Human lines for the cards a user should look at, by their numbers in the review image:
+    those the identification was unsure about, those two sibling decks tie on, and those that
+    match ``nobody``."""
+    lines = []
+    for photo in result.photos:
+        ids = photo.identities
+        numbers = card_numbers(photo.detections)
+        where = f"{label} {photo.path.name}".strip()
+        unsure = np.flatnonzero((ids.deck_index >= 0) & (ids.confidence < LOW_CONFIDENCE))
+        for i in sorted(unsure, key=lambda k: numbers[k]):
+            lines.append(
+                f"{where}: card {numbers[i]} looks like {ids.deck_name(i)} "
+                f"({ids.confidence[i]:.0%} sure)"
+            )
+        untied = ids.deck_index == UNKNOWN
+        for i in sorted(np.flatnonzero(untied), key=lambda k: numbers[k]):
+            if pair := ids.ties(i):
+                lines.append(f"{where}: card {numbers[i]} could be {pair[0]} or {pair[1]} "
+                             "(the detail that tells them apart does not show)")
+                untied[i] = False
+        unknown = sorted(int(n) for n in numbers[untied])
+        if unknown:
+            listed = ", ".join(str(n) for n in unknown)
+            lines.append(f"{where}: card{'s' if len(unknown) > 1 else ''} {listed} "
+                         f"match{'es' if len(unknown) == 1 else ''} {nobody}")
+    return lines

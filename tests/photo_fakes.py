@@ -1,4 +1,5 @@
-"""A stand-in vision stage for fast CLI tests of ``count``, ``score`` and ``round recount``.
+"""A stand-in vision stage for fast tests of ``count``, ``score``, ``round recount`` and the
+round use case (``cardtally.rounds``); shared by tests/cli and tests/rounds.
 
 Photos are drawn by hand: flat coloured cards apart from each other on a dark table. The real
 loader and the classical contour detector find them; a fake ``identify`` gives each card to the
@@ -61,11 +62,15 @@ def write_photo(path: Path, cards: list[str]) -> Path:
 
 
 def fake_identify(image_bgr: np.ndarray, detections: CardDetections, decks) -> CardIdentities:
-    """The deck whose colour the middle of each card has; white is face up."""
+    """The deck whose colour the middle of each card has; white is face up. A card's
+    similarity to a deck is 1 - (its largest channel difference from the deck's colour) / 255."""
     index = []
-    for x, y in detections.centre_xy:
+    similarity = np.zeros((len(detections), len(decks.names)), np.float32)
+    for i, (x, y) in enumerate(detections.centre_xy):
         patch = image_bgr[int(y) - 5 : int(y) + 6, int(x) - 5 : int(x) + 6].reshape(-1, 3)
         bgr = np.median(patch, axis=0)
+        for k, name in enumerate(decks.names):
+            similarity[i, k] = 1 - np.abs(bgr - np.array(DECK_BGR[name])).max() / 255
         if bgr.min() > 200:
             index.append(FACE_UP)
             continue
@@ -75,7 +80,8 @@ def fake_identify(image_bgr: np.ndarray, detections: CardDetections, decks) -> C
                 match = k
         index.append(match)
     confidence = np.full((len(index),), 0.95, np.float32)
-    return CardIdentities(np.array(index, np.int64), confidence, decks.names)
+    return CardIdentities(np.array(index, np.int64), confidence, decks.names,
+                          similarity=similarity)
 
 
 @pytest.fixture
@@ -83,6 +89,21 @@ def fake_vision(monkeypatch: pytest.MonkeyPatch) -> None:
     """Use the classical detector and :func:`fake_identify` instead of the ONNX models."""
     monkeypatch.setattr(count_module, "detect_cards", detect_cards_classical)
     monkeypatch.setattr(count_module, "identify", fake_identify)
+
+
+#: A program for ``python -c``: the ``cardtally`` command line with the stand-in vision stage
+#: (its arguments follow), for tests that run it as a child process on a pty.
+CLI_CHILD = """
+import sys
+from photo_fakes import fake_identify
+from cardtally.vision import count as count_module
+from cardtally.vision.detect_classical import detect_cards_classical
+count_module.detect_cards = detect_cards_classical
+count_module.identify = fake_identify
+from cardtally.cli import main
+sys.argv = ["cardtally", *sys.argv[1:]]
+main()
+"""
 
 
 def calibrate(*names: str) -> None:

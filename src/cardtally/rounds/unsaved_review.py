@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from ..home import data_home
-from ._review import REVIEWS_DIRNAME
+from .review import REVIEWS_DIRNAME
 
 try:
     import fcntl
@@ -23,9 +23,10 @@ except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
 MARKER = ".unsaved"
-#: What ``score`` writes into a review folder: review images (as ``_review.ReviewCounter``
-#: names them) and, from a write cut short, their temp files (``annotate.write_review_image``).
-REVIEW_FILE_GLOBS = ("*-review.jpg", ".*-review-*.jpg.tmp")
+#: What ``score`` writes into a review folder: review images and the cards kept beside them
+#: (as ``review.ReviewCounter`` names them) and, from a write cut short, their temp files
+#: (``annotate.write_review_image``, ``card_file.save_cards``).
+REVIEW_FILE_GLOBS = ("*-review.jpg", ".*-review-*.jpg.tmp", "*-cards.npz", ".*-cards-*.tmp")
 
 
 class UnsavedReview:

@@ -1,0 +1,33 @@
+"""Shell completion: typer's ``--install-completion`` / ``--show-completion`` on the root."""
+
+from typer.testing import CliRunner
+
+from cardtally.cli import app
+
+runner = CliRunner()
+
+
+def test_help_offers_completion():
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "--install-completion" in result.stdout and "--show-completion" in result.stdout
+
+
+def test_show_completion_prints_the_bash_script():
+    result = runner.invoke(app, ["--show-completion", "bash"], prog_name="cardtally")
+    assert result.exit_code == 0, result.output
+    assert "_CARDTALLY_COMPLETE=complete_bash" in result.stdout
+    assert "complete -o default -F _cardtally_completion cardtally" in result.stdout
+
+
+def test_the_shell_gets_the_commands_and_options():
+    def complete(words: str) -> list[str]:
+        env = {"_CARDTALLY_COMPLETE": "complete_bash", "COMP_WORDS": words,
+               "COMP_CWORD": str(len(words.split(" ")) - 1)}
+        result = runner.invoke(app, [], env=env, prog_name="cardtally")
+        assert result.exit_code == 0, result.output
+        return result.stdout.split()
+
+    assert complete("cardtally game ") == ["new", "list", "show", "export"]
+    assert "score" in complete("cardtally ")
+    assert "--caller" in complete("cardtally score --c")
