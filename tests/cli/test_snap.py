@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from cardtally.capture.camera import sharpness
 from cardtally.cli import app
-from cardtally.vision.camera import sharpness
 
 runner = CliRunner()
 SHARP_INDEX = 2

@@ -46,7 +46,7 @@ def snap_photos(
 
     Each photo is appended to ``taken`` as soon as it is saved (so a failure keeps it).
     """
-    from ..vision.camera import DEFAULT_BURST_FRAMES, snap_photo
+    from ..capture.camera import DEFAULT_BURST_FRAMES, snap_photo
 
     for label in (CENTRE, LEFTOVER) if piles else (CENTRE,):
         path = snap_photo(camera, review_dir, DEFAULT_BURST_FRAMES, SNAP_PROMPTS[label])

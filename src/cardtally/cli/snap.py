@@ -12,8 +12,7 @@ import cv2
 import numpy as np
 import typer
 
-from ..errors import CardtallyError
-from ..vision.camera import (
+from ..capture.camera import (
     DEFAULT_BURST_FRAMES,
     CameraStream,
     ensure_out_dir,
@@ -22,6 +21,7 @@ from ..vision.camera import (
     save_snapshot,
     sharpness,
 )
+from ..errors import CardtallyError
 from .app import app
 
 MAX_BURST_FRAMES = 300

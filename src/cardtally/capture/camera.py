@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import cv2
 import numpy as np
 
-from cardtally.errors import CardtallyError
+from ..errors import CardtallyError
 
 DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_BURST_FRAMES = 10

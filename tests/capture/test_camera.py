@@ -13,8 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from cardtally.errors import CardtallyError
-from cardtally.vision.camera import (
+from cardtally.capture.camera import (
     ensure_out_dir,
     grab_sharpest,
     open_camera,
@@ -22,6 +21,7 @@ from cardtally.vision.camera import (
     sharpness,
     snap_photo,
 )
+from cardtally.errors import CardtallyError
 
 SHARP_INDEX = 3
 FRAME_WH = (160, 120)
