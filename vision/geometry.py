@@ -5,8 +5,14 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-#: Width / height of a standard card (Ligretto and poker cards are ~59 x 91 mm or 63 x 88 mm).
-CARD_ASPECT = 59.0 / 91.0
+#: A standard card's short and long side in mm (Ligretto cards are 59 x 91 mm, poker cards
+#: 63 x 88 mm): the one home of the card's shape, for the runtime and the training renderer alike.
+CARD_SHORT_MM = 59
+CARD_LONG_MM = 91
+#: Width / height of an upright card (short side over long side, 0.648).
+CARD_ASPECT = CARD_SHORT_MM / CARD_LONG_MM
+#: Height / width of an upright card (long side over short side, 1.542).
+CARD_LONG_OVER_SHORT = CARD_LONG_MM / CARD_SHORT_MM
 
 
 def order_quad(quad_xy: np.ndarray) -> np.ndarray:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .geometry import CARD_LONG_MM, CARD_SHORT_MM
+
 _SHIFTS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 
@@ -127,7 +129,7 @@ def absorb_enclosed_regions(markers: np.ndarray, log_size: np.ndarray,
         if not outer_mask.any():
             continue
         card_long = 2.0 ** float(np.median(log_size[outer_mask]))
-        card_area = card_long * card_long * 59.0 / 91.0
+        card_area = card_long * card_long * CARD_SHORT_MM / CARD_LONG_MM
         inner_mask = merged == label
         if inner_mask.sum() >= max_card_fraction * card_area:
             continue

@@ -20,7 +20,8 @@ from .geometry import CARD_ASPECT, order_quad
 from .regions import absorb_enclosed_regions, merge_regions, merge_split_lone_cards
 from .small_parts import small_part_clusters, typical_card_long_px
 
-#: The network's maps are at half the input resolution.
+#: The detector network's maps are at half the input resolution (the training targets in
+#: ``cardtally.models.detector`` import this: vision never imports models).
 OUTPUT_STRIDE = 2
 
 

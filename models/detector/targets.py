@@ -11,10 +11,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ...vision.watershed_cards import OUTPUT_STRIDE
 from ..synth.targets import any_at_stride, boundary_map, sample_at_stride
-
-#: Output maps are at half the input resolution (the network imports this; targets need no torch).
-OUTPUT_STRIDE = 2
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..synth.fronts import CARD_WH
+
 _LIGRETTO_BGR = ((40, 40, 215), (60, 160, 40), (200, 90, 30), (30, 200, 240))
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX)
 
@@ -43,7 +45,7 @@ def _pip(img, kind, centre_xy, r, colour):
         cv2.rectangle(img, (int(cx - r * 0.1), int(cy)), (int(cx + r * 0.1), int(cy + r)), colour, -1)
 
 
-def random_front(rng: np.random.Generator, card_wh: tuple[int, int] = (236, 364)) -> np.ndarray:
+def random_front(rng: np.random.Generator, card_wh: tuple[int, int] = CARD_WH) -> np.ndarray:
     """A random face-up card, HxWx3 uint8 BGR: Ligretto number card or an ordinary playing card."""
     w, h = card_wh
     font = _FONTS[int(rng.integers(0, len(_FONTS)))]

@@ -15,9 +15,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ...vision.geometry import CARD_LONG_OVER_SHORT
 from ...vision.rectify import crop_card
 
-CARD_ASPECT = 364 / 236
 #: Share of views whose quad is turned 90 degrees about its centre (the detector's axis error).
 AXIS_ERROR_SHARE = 0.15
 #: Share of views whose visible outline misses a rim of 3-8% of the card width.
@@ -67,7 +67,7 @@ def _table(rng: np.random.Generator, size_px: int) -> np.ndarray:
 
 
 def _card_quad(centre_xy: np.ndarray, card_w_px: float, angle: float) -> np.ndarray:
-    w, h = card_w_px, card_w_px * CARD_ASPECT
+    w, h = card_w_px, card_w_px * CARD_LONG_OVER_SHORT
     corners = np.array([[-w, -h], [w, -h], [w, h], [-w, h]], np.float32) / 2
     c, s = np.cos(angle), np.sin(angle)
     rot = np.array([[c, -s], [s, c]], np.float32)
@@ -78,7 +78,7 @@ def _warp_design(design: np.ndarray, quad_xy: np.ndarray, size_wh: tuple[int, in
     """``design`` (or a mask in its coordinates) warped onto ``quad_xy`` of a ``size_wh`` canvas."""
     card_w_px = float(np.linalg.norm(quad_xy[1] - quad_xy[0]))
     # Shrink the design to about its on-screen size first so the warp does not alias.
-    target_wh = (max(8, int(card_w_px * 1.3)), max(12, int(card_w_px * 1.3 * CARD_ASPECT)))
+    target_wh = (max(8, int(card_w_px * 1.3)), max(12, int(card_w_px * 1.3 * CARD_LONG_OVER_SHORT)))
     small = cv2.resize(design, target_wh, interpolation=cv2.INTER_AREA)
     src = np.array([[0, 0], [target_wh[0], 0], [target_wh[0], target_wh[1]], [0, target_wh[1]]],
                    np.float32)
@@ -118,7 +118,7 @@ def _occluders(rng: np.random.Generator, quad: np.ndarray, card_w_px: float,
     """Quads of cards lying over the target: shingled strips, L-shapes or random overlaps."""
     mode = rng.choice(["whole", "strip", "l_shape", "random"], p=[0.18, 0.42, 0.2, 0.2])
     centre = quad.mean(axis=0)
-    h = card_w_px * CARD_ASPECT
+    h = card_w_px * CARD_LONG_OVER_SHORT
     c, s = np.cos(angle), np.sin(angle)
     axis_x, axis_y = np.array([c, s], np.float32), np.array([-s, c], np.float32)
     out: list[np.ndarray] = []

@@ -15,11 +15,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .fronts import random_front  # noqa: F401  (part of this module's public API)
+from .fronts import CARD_WH, random_front
 from .palette import contrasting, random_palette
 from .symbols import SYMBOL_NAMES, draw_symbol
-
-CARD_WH: tuple[int, int] = (236, 364)  # design raster, 59:91 at 4 px/mm
 
 __all__ = ["CARD_WH", "design_family", "load_design", "named_design_family",
            "random_back_design", "random_front"]

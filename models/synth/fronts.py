@@ -9,9 +9,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ...vision.geometry import CARD_LONG_MM, CARD_SHORT_MM
 from .symbols import draw_symbol
 
-CARD_WH: tuple[int, int] = (236, 364)  # same raster as the back designs
+#: The raster of every rendered card, front and back: the card's shape at 4 px/mm (236 x 364).
+CARD_WH: tuple[int, int] = (4 * CARD_SHORT_MM, 4 * CARD_LONG_MM)
 
 # Ligretto's four front colours, BGR
 LIGRETTO_COLOURS = ((40, 40, 210), (60, 150, 40), (190, 110, 30), (30, 200, 240))

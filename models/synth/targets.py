@@ -7,9 +7,8 @@ import math
 import cv2
 import numpy as np
 
+from ...vision.geometry import CARD_LONG_OVER_SHORT
 from .scene import Scene
-
-CARD_ASPECT_HW = 91 / 59
 
 
 def sample_at_stride(owner: np.ndarray, stride: int) -> np.ndarray:
@@ -96,7 +95,7 @@ def card_crop(scene: Scene, card_index: int, size: int = 80, fill_hidden: bool =
     ``fill_hidden`` paints pixels of other cards and the table inside that box mid-grey.
     """
     card = scene.cards[card_index]
-    pw, ph = size, int(round(size * CARD_ASPECT_HW))
+    pw, ph = size, int(round(size * CARD_LONG_OVER_SHORT))
     dst = np.array([[0, 0], [pw - 1, 0], [pw - 1, ph - 1], [0, ph - 1]], np.float32)
     M = cv2.getPerspectiveTransform(card.quad_xy.astype(np.float32), dst)
     patch = cv2.warpPerspective(scene.image, M, (pw, ph), flags=cv2.INTER_AREA,
