@@ -39,11 +39,16 @@ app = typer.Typer(
 )
 
 
-def sub_app(name: str, help_text: str) -> typer.Typer:
-    """A command group (``cardtally game ...``) registered on the root app."""
+def sub_app(name: str, help_text: str, *, runs_alone: bool = False) -> typer.Typer:
+    """A command group (``cardtally game ...``) registered on the root app.
+
+    Without a subcommand a group shows its help; with ``runs_alone`` its callback runs instead
+    (``cardtally decks`` lists the decks).
+    """
     group = typer.Typer(
         context_settings=CONTEXT_SETTINGS,
-        no_args_is_help=True,
+        no_args_is_help=not runs_alone,
+        invoke_without_command=runs_alone,
         add_completion=False,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,

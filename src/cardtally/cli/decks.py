@@ -9,17 +9,11 @@ import typer
 
 from ..rounds.games import check_no_game_uses
 from ..vision.decks import is_current, profile_paths, read_profile, remove_deck
-from .app import CONTEXT_SETTINGS, app
+from .app import sub_app
 
-decks_app = typer.Typer(
-    context_settings=CONTEXT_SETTINGS,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    invoke_without_command=True,
-    help="List calibrated decks (with --json as JSON), or remove one.",
+decks_app = sub_app(
+    "decks", "List calibrated decks (with --json as JSON), or remove one.", runs_alone=True
 )
-app.add_typer(decks_app, name="decks")
 
 
 @decks_app.callback()
