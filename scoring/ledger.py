@@ -49,6 +49,10 @@ _RULE_COLUMNS = (
 
 @dataclass(frozen=True)
 class StoredRound:
+    """One saved round: its counts, the physical-check warnings it was saved with,
+    the photo evidence (decoded JSON; None for rounds typed by hand) and when it
+    was saved and last changed."""
+
     number: int
     entry: RoundEntry
     warnings: tuple[str, ...]
@@ -59,6 +63,8 @@ class StoredRound:
 
 @dataclass(frozen=True)
 class Game:
+    """One game as the ledger holds it: rules, seats in order and the saved rounds."""
+
     id: int
     created_at: str
     rules: RuleSet
@@ -67,10 +73,12 @@ class Game:
 
     @property
     def players(self) -> tuple[str, ...]:
+        """The players' names, in seat order."""
         return tuple(seat.player for seat in self.seats)
 
     @cached_property
     def summary(self) -> GameSummary:
+        """Scores, running totals and standings of the saved rounds (computed once)."""
         return summarize(self.rules, self.seats, [r.entry for r in self.rounds])
 
     def round(self, number: int) -> StoredRound:
@@ -152,6 +160,7 @@ class Ledger:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
+        """Close the database connection (``with Ledger(...)`` does it on leaving)."""
         self._conn.close()
 
     def __enter__(self) -> Ledger:
@@ -198,6 +207,8 @@ class Ledger:
     # -- reading -------------------------------------------------------------------------------
 
     def current_game_id(self) -> int | None:
+        """The current game's ID, or None when none is set; a damaged setting is a clear
+        error."""
         with self._reading() as conn:
             row = conn.execute("SELECT value FROM settings WHERE key = 'current_game'").fetchone()
         if row is None:
@@ -210,6 +221,7 @@ class Ledger:
         return int(row[0])
 
     def game_ids(self) -> list[int]:
+        """The IDs of every game in the ledger, oldest first."""
         with self._reading() as conn:
             return [row[0] for row in conn.execute("SELECT id FROM games ORDER BY id")]
 
@@ -304,6 +316,7 @@ class Ledger:
         return game_id
 
     def set_current_game(self, game_id: int) -> None:
+        """Make ``game_id`` the game that commands use without ``--game``."""
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO settings (key, value) VALUES ('current_game', ?) "

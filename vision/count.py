@@ -94,14 +94,17 @@ class CountResult:
 
     @property
     def unknown(self) -> int:
+        """Cards no calibrated deck claims, over all photos."""
         return sum(photo.identities.unknown_count for photo in self.photos)
 
     @property
     def face_up(self) -> int:
+        """Face-up cards, over all photos (they count for no deck)."""
         return sum(photo.identities.face_up_count for photo in self.photos)
 
     @property
     def total_cards(self) -> int:
+        """Every card found, over all photos, whatever its deck."""
         return sum(len(photo.detections) for photo in self.photos)
 
     def to_json(self) -> dict:

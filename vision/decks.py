@@ -54,9 +54,11 @@ class DeckProfile:
 
     @property
     def embedding_dim(self) -> int:
+        """Length of the embedding vectors the prototypes live in."""
         return int(self.prototypes.shape[1])
 
     def to_json(self) -> dict:
+        """The profile as the JSON object stored in the deck's file."""
         data = {
             "format_version": FORMAT_VERSION,
             "name": self.name,
@@ -93,6 +95,7 @@ class DeckSet:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The decks' names, in the set's order."""
         return tuple(p.name for p in self.profiles)
 
 

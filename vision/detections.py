@@ -167,8 +167,10 @@ class CardIdentities:
 
     @property
     def unknown_count(self) -> int:
+        """Cards no calibrated deck claims."""
         return int(np.count_nonzero(self.deck_index == UNKNOWN))
 
     @property
     def face_up_count(self) -> int:
+        """Cards lying face up."""
         return int(np.count_nonzero(self.deck_index == FACE_UP))

@@ -85,6 +85,7 @@ class Embeddings:
 
     @property
     def embedding_dim(self) -> int:
+        """Length of each card's embedding vector."""
         return int(self.vectors.shape[1])
 
 

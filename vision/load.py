@@ -47,6 +47,7 @@ class LoadedImage:
 
     @property
     def image_wh(self) -> tuple[int, int]:
+        """Width and height of the decoded image ``bgr``, pixels."""
         return int(self.bgr.shape[1]), int(self.bgr.shape[0])
 
     @property

@@ -178,6 +178,8 @@ class SiblingSet:
 
     @classmethod
     def of(cls, templates: list[DeckTemplate]) -> SiblingSet:
+        """The padded medians, their mean and the blurred per-pixel Fisher weight of
+        ``templates`` (several decks' templates of one size)."""
         pad = SEARCH_PAD_PX
 
         def padded(image: np.ndarray) -> np.ndarray:

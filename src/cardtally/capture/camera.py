@@ -54,6 +54,7 @@ class CameraStream:
 
     @property
     def is_live(self) -> bool:
+        """A webcam or network stream (it needs settling time), not a video file."""
         return self.kind != "file"
 
     @property

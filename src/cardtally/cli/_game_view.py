@@ -16,6 +16,7 @@ from ..scoring.rules import RuleSet
 
 
 def print_json(data: Any) -> None:
+    """``data`` as indented JSON on stdout, names with accents kept as they are."""
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
@@ -49,6 +50,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence
 
 
 def join_names(names: Sequence[str]) -> str:
+    """Names as a sentence lists them: ``Anna``, ``Anna and Ben``, ``Anna, Ben and Cleo``."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
@@ -72,6 +74,8 @@ def result_line(game: Game) -> str:
 
 
 def finished_message(game: Game) -> str:
+    """Why a round cannot be added to the finished ``game``: who won, and how to add
+    it anyway (``--force``)."""
     names = game.summary.winners
     verb = "won" if len(names) == 1 else "share first place"
     return (
@@ -89,6 +93,7 @@ def rules_summary(rules: RuleSet) -> str:
 
 
 def heading(game: Game) -> str:
+    """``Game N: <rules>; K rounds played.``, the first line of a game's view."""
     played = len(game.rounds)
     rounds = "1 round played" if played == 1 else f"{played} rounds played"
     return f"Game {game.id}: {rules_summary(game.rules)}; {rounds}."
@@ -110,6 +115,8 @@ def render_round_grid(game: Game) -> str:
 
 
 def render_standings(game: Game) -> str:
+    """The standings as a table: place, player, deck, total and, where round wins
+    decide the game, the round wins."""
     marker = game.rules.target_kind == "round-wins"
     headers = ["place", "player", "deck", "total"] + (["round wins"] if marker else [])
     rows = [

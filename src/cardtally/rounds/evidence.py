@@ -138,11 +138,13 @@ class CountChange:
     after: int
 
     def to_json(self) -> dict[str, Any]:
+        """The change's entry in the evidence JSON."""
         return {"player": self.player, "set": self.label, "before": self.before,
                 "after": self.after}
 
     @classmethod
     def from_json(cls, data: Any) -> CountChange | None:
+        """The change read back from the evidence JSON; None when it is damaged."""
         try:
             return cls(str(data["player"]), str(data["set"]), int(data["before"]),
                        int(data["after"]))
@@ -151,6 +153,7 @@ class CountChange:
 
     @property
     def text(self) -> str:
+        """``PLAYER LABEL BEFORE -> AFTER``, as a round's list of corrections shows it."""
         return f"{self.player} {self.label} {self.before} -> {self.after}"
 
 
@@ -165,11 +168,14 @@ class Correction:
     changes: tuple[CountChange, ...]
 
     def to_json(self) -> dict[str, Any]:
+        """The correction's entry in the evidence JSON."""
         return {"at": self.at, "command": self.command, "text": self.text,
                 "changes": [change.to_json() for change in self.changes]}
 
     @classmethod
     def from_json(cls, data: Any) -> Correction | None:
+        """The correction read back from the evidence JSON; None when it is not
+        an object (damaged changes are left out)."""
         if not isinstance(data, dict):
             return None
         changes = data.get("changes")
@@ -187,11 +193,14 @@ class Recount:
     previous_leftover: Mapping[str, int]
 
     def to_json(self) -> dict[str, Any]:
+        """The re-count's entry in the evidence JSON."""
         return {"at": self.at, "previous_center": dict(self.previous_center),
                 "previous_leftover": dict(self.previous_leftover)}
 
     @classmethod
     def from_json(cls, data: Any) -> Recount | None:
+        """The re-count read back from the evidence JSON; None when it is not an
+        object."""
         if not isinstance(data, dict):
             return None
         return cls(str(data.get("at")), _counts(data.get("previous_center")) or {},

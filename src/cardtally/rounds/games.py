@@ -62,6 +62,7 @@ def read_game(game_id: int | None) -> tuple[Game, int | None]:
 
 
 def rules_json(rules: RuleSet) -> dict[str, Any]:
+    """The rule set as the ``rules`` object of a game's JSON."""
     return {
         "name": rules.name,
         "deck_size": rules.deck_size,
@@ -110,6 +111,8 @@ def round_json(game: Game, number: int) -> dict[str, Any]:
 
 
 def standings_json(summary: GameSummary) -> dict[str, Any]:
+    """The standings, leaders and whether (and when) the game finished, as the
+    keys of a game's JSON."""
     return {
         "standings": [
             {

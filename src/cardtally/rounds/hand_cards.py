@@ -48,6 +48,7 @@ class HandCard:
         return f"{self.label}:{Path(self.photo).name}:{self.number}={self.player}"
 
     def to_json(self) -> dict[str, Any]:
+        """The hand-given card's entry in the evidence JSON."""
         return {
             "set": self.label,
             "photo": self.photo,
@@ -59,6 +60,7 @@ class HandCard:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> HandCard:
+        """The hand-given card read back from the evidence JSON."""
         quad = data.get("quad_xy")
         return cls(
             str(data["set"]),
@@ -124,6 +126,9 @@ class HandCardKeeper:
         self.dropped: list[HandCard] = []
 
     def corrected(self, label: str, photo: PhotoCount) -> tuple[PhotoCount, int]:
+        """``photo`` with this round's hand-given cards of set ``label`` given
+        again to their players (each matched to the re-counted card in its
+        place), and how many cards were given."""
         mine = [c for c in self.cards if c.label == label and c.photo == str(photo.path.resolve())]
         if not mine:
             return photo, 0

@@ -114,6 +114,8 @@ class ReviewCounter:
         self.by_hand: dict[Path, int] = {}
 
     def run(self, label: str, photos: Sequence[Path]) -> CountResult:
+        """Count ``photos`` of set ``label`` (``centre`` or ``leftover``), applying
+        ``correct`` where given and writing each photo's review image as it is counted."""
         counted: list[PhotoCount] = []
 
         def after(photo: PhotoCount, image_bgr: np.ndarray) -> None:
