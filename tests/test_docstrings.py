@@ -10,12 +10,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The layout stage is being rewritten; its files join the check when the rewrite lands.
-NOT_YET_CHECKED = ("vision/layout/", "models/layout/")
 SOURCE_FILES = sorted(
     p
     for folder in ("src", "vision", "models", "scoring")
     for p in (ROOT / folder).rglob("*.py")
-    if not str(p.relative_to(ROOT)).startswith(NOT_YET_CHECKED)
 )
 
 

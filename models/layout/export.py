@@ -45,6 +45,7 @@ def export_checkpoint(checkpoint: Path, onnx_path: Path) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Command line: export a checkpoint and say how faithful the ONNX file is."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("onnx_path", type=Path)

@@ -48,6 +48,7 @@ class LayoutNet(nn.Module):
             self.head.bias[7] = 5.0  # log2 of a ~32-cell card
 
     def forward(self, image_bgr: torch.Tensor) -> torch.Tensor:
+        """The head maps (logits and regressions) of a batch of BGR images in [0, 255]."""
         x = (image_bgr - self.mean) / self.std
         features = self.trunk(x) * NECK_SCALE
         return self.head(self.neck(features))

@@ -67,6 +67,7 @@ def save(path: Path, net, optimiser, step: int, args: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Command line: train (or resume) one run until its steps or minutes are spent."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run-dir", type=Path, required=True)
     parser.add_argument("--steps", type=int, default=6000, help="length of the lr schedule")

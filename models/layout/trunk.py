@@ -77,6 +77,7 @@ class OnnxTrunk(nn.Module):
             self._nodes.append((node.op_type, inputs, list(node.output), attrs))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The graph's ``output_name`` tensor for the normalised input ``x``."""
         values: dict[str, torch.Tensor] = {self.input_name: x}
         for name, key in self._param_key.items():
             values[name] = self.params[key]

@@ -15,11 +15,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..geometry import CARD_ASPECT
+from ..geometry import CARD_LONG_OVER_SHORT as LONG_OVER_SHORT
 from .maps import LayoutMaps
 
-#: A card's long side over its short side.
-LONG_OVER_SHORT = 1.0 / CARD_ASPECT
 FOREGROUND_MIN = 0.5
 
 

@@ -38,6 +38,7 @@ class LayoutMaps:
 
     @property
     def stride(self) -> int:
+        """Input pixels per map cell."""
         return LAYOUT_STRIDE
 
 
