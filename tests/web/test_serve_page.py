@@ -4,9 +4,6 @@ uploaded, counted by the shipped models, corrected and saved; the ledger must th
 
 from __future__ import annotations
 
-import json
-import shutil
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -17,41 +14,13 @@ from cardtally.home import ledger_path
 from cardtally.rounds.games import read_game, round_json
 
 pytest.importorskip("starlette", reason="the serve extra is not installed")
+from serve_setup import TRUTH, new_game, sample_bytes  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from cardtally.web.app import MAX_PHOTO_BYTES, create_app  # noqa: E402
 
 runner = CliRunner()
 TOKEN = "test-token"
-SAMPLES = resources.files("cardtally.samples")
-TRUTH = json.loads(SAMPLES.joinpath("truth.json").read_text())
-
-
-def sample_bytes(name: str) -> bytes:
-    return SAMPLES.joinpath("round1", name).read_bytes()
-
-
-@pytest.fixture(scope="module")
-def calibrated_decks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The three sample decks calibrated once (``cardtally calibrate``); their folder."""
-    home = tmp_path_factory.mktemp("calibrated-home")
-    for deck in TRUTH["players"].values():
-        photo = home / f"{deck}.jpg"
-        photo.write_bytes(SAMPLES.joinpath("calibration", f"{deck}.jpg").read_bytes())
-        result = runner.invoke(app, ["calibrate", deck, str(photo)],
-                               env={"CARDTALLY_HOME": str(home)})
-        assert result.exit_code == 0, result.output
-    return home / "decks"
-
-
-def new_game(home: Path, decks: Path) -> None:
-    """The sample game (Anna, Ben, Cleo with their decks) in the data home ``home``."""
-    shutil.copytree(decks, home / "decks")
-    players = [f"--player={p}={d}" for p, d in TRUTH["players"].items()]
-    result = runner.invoke(app, ["game", "new", *players], env={"CARDTALLY_HOME": str(home)})
-    assert result.exit_code == 0, result.output
-
-
 @pytest.fixture
 def client(calibrated_decks: Path, cardtally_home: Path) -> TestClient:
     new_game(cardtally_home, calibrated_decks)
