@@ -33,7 +33,7 @@ def _root(
 # Command groups register themselves on import.
 # (command modules are imported below as they are added)
 from . import snap  # noqa: E402, F401, I001  (camera; own line, others edit the next)
-from . import calibrate, count, decks, demo, game, round, score  # noqa: E402, F401
+from . import calibrate, count, decks, demo, game, round, score, serve  # noqa: E402, F401
 
 
 def main() -> None:

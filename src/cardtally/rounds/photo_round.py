@@ -143,6 +143,17 @@ class PhotoRound:
         finally:
             self.counter.progress = None
 
+    def add_photos(self, label: str, paths: Sequence[Path]) -> None:
+        """Count more photos of one set (``label``) into the round, one set at a time as they
+        come (a web page uploads them one by one); the other set stays as it is (empty until
+        its photos come). The card corrections given up front apply to these photos too."""
+        for name in (CENTRE, LEFTOVER):
+            self.results.setdefault(name, CountResult((), self.decks.names))
+        added = self.counter.run(label, paths)
+        before = self.results[label]
+        self.results[label] = CountResult(before.photos + added.photos, before.deck_names)
+        self.paths[label] = [*self.paths[label], *paths]
+
     def proposal(self) -> tuple[RoundEntry, list[str]]:
         """The round as it would be saved now, and its warnings."""
         return photo_round(self.game, self.results[CENTRE], self.results[LEFTOVER], self.fixes,

@@ -1,0 +1,169 @@
+"""The web page of ``cardtally serve``: a Starlette app over one :class:`~.table.Table`.
+
+Every request but the page's static files must carry the session token (``?token=...``, as in
+the printed URL): only the people at the table can see or post rounds. Photos come as the raw
+body of a POST (the page sends the file the phone's camera gave), limited in size and type
+before the project's loader decodes them. The table's work (counting, saving) runs in a worker
+thread, one request at a time, so the event loop stays free and the ledger has one writer.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import QueryParams
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..errors import CardtallyError
+from .table import SETS, Table
+
+#: The largest photo the page takes (a 12 MP phone JPEG is 3-8 MB; a 48 MP one ~ 20 MB).
+MAX_PHOTO_BYTES = 25 * 1024 * 1024
+STATIC_PACKAGE = ("cardtally.web", "static")
+
+
+class TokenGate:
+    """403 for any request (but the static files) without the session token."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope["path"].startswith("/static/"):
+            given = QueryParams(scope.get("query_string", b"")).get("token", "")
+            if not secrets.compare_digest(given.encode(), self.token):
+                response = error_response(
+                    "Forbidden: open the address cardtally serve printed (with its token).", 403
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def error_response(message: str, status: int) -> JSONResponse:
+    """An error the page shows as it is."""
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def create_app(token: str, table: Table | None = None) -> ASGIApp:
+    """The page's app; every request needs ``token``."""
+    table = table or Table()
+
+    async def locked(work: Callable[..., Any], *args: Any) -> Any:
+        def run() -> Any:
+            with table.lock:
+                return work(*args)
+
+        return await run_in_threadpool(run)
+
+    async def state_after(work: Callable[..., Any], *args: Any) -> JSONResponse:
+        def run() -> dict[str, Any]:
+            with table.lock:
+                done = work(*args)
+                state = table.state()
+            return state if done is None else {"done": done, **state}
+
+        return JSONResponse(await run_in_threadpool(run))
+
+    async def page(request: Request) -> Response:
+        html = resources.files(STATIC_PACKAGE[0]).joinpath(STATIC_PACKAGE[1], "index.html")
+        return HTMLResponse(html.read_text(encoding="utf-8"),
+                            headers={"Cache-Control": "no-store"})
+
+    async def state(request: Request) -> JSONResponse:
+        return JSONResponse(await locked(table.state))
+
+    async def photo(request: Request) -> Response:
+        label = request.query_params.get("set", "")
+        if label not in SETS:
+            return error_response(f"Unknown photo set {label!r}: give centre or leftover.", 400)
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        # A phone's camera says image/...; a file picker may give no type at all (then the
+        # browser sends octet-stream): the loader, which reads the bytes, decides.
+        if not (content_type.startswith("image/") or content_type == "application/octet-stream"):
+            return error_response(
+                f"Only photos can be uploaded (this file is {content_type or 'of no type'}).", 415
+            )
+        too_big = error_response(
+            f"The photo is larger than {MAX_PHOTO_BYTES // (1024 * 1024)} MB; take it at a "
+            "lower resolution.", 413
+        )
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > MAX_PHOTO_BYTES:
+            return too_big
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_PHOTO_BYTES:
+                return too_big
+            chunks.append(chunk)
+        return await state_after(table.add_photo, label, b"".join(chunks), content_type)
+
+    async def card(request: Request) -> JSONResponse:
+        body = await json_body(request)
+        number = body.get("number")
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise CardtallyError("Say which card by its number in the review image.")
+        return await state_after(table.give_card, str(body.get("set", "")),
+                                 str(body.get("photo", "")), number, str(body.get("player", "")))
+
+    async def settle(request: Request) -> JSONResponse:
+        body = await json_body(request)
+        caller = body.get("caller") or None
+        return await state_after(table.settle, None if caller is None else str(caller),
+                                 bool(body.get("every_pile_empty")))
+
+    async def save(request: Request) -> JSONResponse:
+        return await state_after(table.save)
+
+    async def discard(request: Request) -> JSONResponse:
+        return await state_after(table.discard)
+
+    async def review(request: Request) -> Response:
+        label = request.path_params["label"]
+        path = await locked(table.review_image, label, int(request.path_params["index"]))
+        return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        return error_response(str(exc), 400)
+
+    routes = [
+        Route("/", page),
+        Route("/api/state", state),
+        Route("/api/photo", photo, methods=["POST"]),
+        Route("/api/card", card, methods=["POST"]),
+        Route("/api/settle", settle, methods=["POST"]),
+        Route("/api/save", save, methods=["POST"]),
+        Route("/api/discard", discard, methods=["POST"]),
+        Route("/api/review/{label}/{index:int}", review),
+        Mount("/static", StaticFiles(packages=[STATIC_PACKAGE]), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={CardtallyError: refused})
+    return TokenGate(app, token)
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object; a clear error for anything else."""
+    try:
+        body = json.loads(await request.body())
+    except (ValueError, UnicodeDecodeError):
+        body = None
+    if not isinstance(body, dict):
+        raise CardtallyError("The request should be a JSON object.")
+    return body
+
+
+def new_token() -> str:
+    """A random session token for the printed URL."""
+    return secrets.token_urlsafe(16)

@@ -1,0 +1,188 @@
+// cardtally serve: the round of the table, from the phones' cameras. No libraries.
+"use strict";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const $ = (id) => document.getElementById(id);
+let players = [];
+let shown = 0; // review images are drawn again after a correction: a new URL each time
+
+function api(path, params = {}) {
+  const query = new URLSearchParams({ ...params, token });
+  return `${path}?${query}`;
+}
+
+function say(text) { $("status").textContent = text; }
+function fail(text) { $("error").textContent = text; }
+
+async function call(path, options = {}, params = {}) {
+  fail("");
+  let response;
+  try {
+    response = await fetch(api(path, params), options);
+  } catch (err) {
+    fail("The laptop cannot be reached: is cardtally serve still running?");
+    return null;
+  }
+  const body = await response.json().catch(() => ({ error: `The laptop answered ${response.status}.` }));
+  if (!response.ok) {
+    fail(body.error || `The laptop answered ${response.status}.`);
+    return null;
+  }
+  return body;
+}
+
+function postJSON(path, data) {
+  return call(path, { method: "POST", headers: { "Content-Type": "application/json" },
+                      body: JSON.stringify(data) });
+}
+
+function cell(row, text) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  row.appendChild(td);
+}
+
+function fill(tbody, rows) {
+  tbody.replaceChildren();
+  for (const values of rows) {
+    const tr = document.createElement("tr");
+    values.forEach((v) => cell(tr, v));
+    tbody.appendChild(tr);
+  }
+}
+
+function showGame(state) {
+  const game = state.game;
+  $("hint").textContent = state.hint || "";
+  $("round").hidden = !game;
+  if (!game) { fill($("totals").tBodies[0], []); return; }
+  players = game.players.map((p) => p.player);
+  $("game-title").textContent = `Game ${game.game} (${game.rules.name}), ${game.rounds.length} round(s)`;
+  const totals = Object.fromEntries(game.standings.map((s) => [s.player, s.total]));
+  fill($("totals").tBodies[0], game.players.map((p) => [p.player, p.deck, totals[p.player] ?? 0]));
+  const caller = $("caller");
+  if (caller.options.length !== players.length + 1) {
+    caller.replaceChildren(new Option("nobody", ""), ...players.map((p) => new Option(p, p)));
+  }
+}
+
+function showRound(round) {
+  $("proposal").hidden = !round;
+  if (!round) { $("round-title").textContent = "Round"; return; }
+  $("round-title").textContent = `Round ${round.number}`;
+  fill($("counts").tBodies[0], round.players.map((p) =>
+    [p.player, p.centre, p.leftover, (p.points > 0 ? "+" : "") + p.points, p.total]));
+  $("caller").value = round.caller || "";
+  $("empty-piles").checked = round.every_pile_empty;
+  const notes = [...round.warnings.map((w) => `Warning: ${w}`), ...round.to_check.map((c) => `Check: ${c}`)];
+  $("warnings").replaceChildren(...notes.map((text) => {
+    const li = document.createElement("li");
+    li.textContent = text;
+    return li;
+  }));
+  $("missing").textContent = round.missing ? `To save: ${round.missing}` : "";
+  $("save").disabled = Boolean(round.missing);
+  shown += 1;
+  const photos = $("photos");
+  photos.replaceChildren();
+  for (const set of ["centre", "leftover"]) {
+    for (const photo of round.photos[set]) photos.appendChild(photoFigure(photo));
+  }
+}
+
+function photoFigure(photo) {
+  const figure = document.createElement("figure");
+  const frame = document.createElement("div");
+  frame.className = "frame";
+  const img = document.createElement("img");
+  img.alt = `Review image of the ${photo.set} photo ${photo.name}`;
+  img.src = api(`/api/review/${photo.set}/${photo.index}`, { v: shown });
+  frame.appendChild(img);
+  // The review image is the photo (its width) with a legend strip below: place each card's
+  // button on the photo part once the image's own size is known.
+  img.addEventListener("load", () => {
+    const photoHeight = img.naturalWidth * photo.photo_wh[1] / photo.photo_wh[0];
+    for (const card of photo.cards) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "card";
+      button.textContent = card.number;
+      button.title = `card ${card.number}: ${card.player || card.deck || "nobody's"}`;
+      button.dataset.number = card.number;
+      button.style.left = `${card.x * 100}%`;
+      button.style.top = `${card.y * photoHeight / img.naturalHeight * 100}%`;
+      button.addEventListener("click", () => askWhose(photo, card));
+      frame.appendChild(button);
+    }
+  });
+  const caption = document.createElement("figcaption");
+  caption.textContent = `${photo.set}: ${photo.name}, ${photo.cards.length} cards`;
+  figure.append(frame, caption);
+  return figure;
+}
+
+function askWhose(photo, card) {
+  const dialog = $("card-dialog");
+  $("card-question").textContent =
+    `Card ${card.number} of ${photo.name} (now ${card.player || card.deck || "nobody's"}): whose is it?`;
+  $("card-players").replaceChildren(...players.map((player) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = player;
+    button.addEventListener("click", async () => {
+      dialog.close();
+      say(`Giving card ${card.number} to ${player}...`);
+      const state = await postJSON("/api/card",
+        { set: photo.set, photo: photo.name, number: card.number, player });
+      say("");
+      if (state) show(state);
+    });
+    return button;
+  }));
+  dialog.showModal();
+}
+
+function show(state) {
+  showGame(state);
+  showRound(state.round);
+}
+
+async function upload(input) {
+  const file = input.files[0];
+  if (!file) return;
+  const set = input.dataset.set;
+  say(`Counting the ${set} photo...`);
+  const state = await call("/api/photo", {
+    method: "POST", headers: { "Content-Type": file.type || "application/octet-stream" }, body: file,
+  }, { set });
+  input.value = "";
+  say(state ? `The ${set} photo is counted.` : "");
+  if (state) show(state);
+}
+
+async function settle() {
+  const state = await postJSON("/api/settle",
+    { caller: $("caller").value || null, every_pile_empty: $("empty-piles").checked });
+  if (state) show(state);
+}
+
+async function save() {
+  say("Saving...");
+  const state = await call("/api/save", { method: "POST" });
+  say(state ? `Round ${state.done} is saved.` : "");
+  if (state) show(state);
+}
+
+async function discard() {
+  const state = await call("/api/discard", { method: "POST" });
+  if (state) { say("The round is dropped."); show(state); }
+}
+
+for (const input of [$("centre-input"), $("leftover-input")]) {
+  input.addEventListener("change", () => upload(input));
+}
+$("caller").addEventListener("change", settle);
+$("empty-piles").addEventListener("change", settle);
+$("save").addEventListener("click", save);
+$("discard").addEventListener("click", discard);
+call("/api/state").then((state) => { if (state) show(state); });

@@ -1,0 +1,243 @@
+"""The round the table is scoring on ``cardtally serve``'s page: photos uploaded one by one,
+counted, corrected card by card and saved, all through the round use case
+(``rounds.photo_round.PhotoRound``) that ``score`` runs, so the ledger gets the same round.
+
+One :class:`Table` serves every phone at the table: they see and change the same open round.
+Its methods are blocking (counting takes seconds) and not thread-safe on their own; the web
+app runs them off the event loop, one at a time (``Table.lock``), which also keeps a single
+writer on the ledger.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CardtallyError
+from ..rounds.card_fixes import CardFixer, parse_card_fixes
+from ..rounds.evidence import CENTRE, LEFTOVER
+from ..rounds.games import game_json, open_for_changes, open_for_reading
+from ..rounds.leftovers import FROM_PHOTOS, NONE, Leftovers
+from ..rounds.photo_round import PhotoRound
+from ..rounds.review import discard_review_dir, in_photo_px, new_review_dir
+from ..rounds.unsaved_review import UnsavedReview
+from ..scoring.entry import resolve_player
+from ..scoring.ledger import NEW_GAME_HINT, Game
+from ..scoring.rounds import round_scores
+from ..vision.count import PhotoCount, check_distinct_photos
+from ..vision.label_layout import card_numbers
+
+#: The photo sets of a round, as the page names them.
+SETS = (CENTRE, LEFTOVER)
+#: File name endings for the image types phones upload (the loader reads the bytes, not the
+#: name; the ending only keeps the kept photo recognisable).
+SUFFIXES = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp",
+            "image/heic": ".heic", "image/heif": ".heif"}
+
+
+@dataclass
+class OpenRound:
+    """A round being scored: its photo count and the marker of its review folder."""
+
+    scoring: PhotoRound
+    unsaved: UnsavedReview
+
+    @property
+    def photos(self) -> list[Path]:
+        return [path for label in SETS for path in self.scoring.paths[label]]
+
+
+class Table:
+    """The open round of the table (at most one), and what the page can do with it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open: OpenRound | None = None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """What the page shows: the game (players, decks, rounds, totals) and the open round."""
+        ledger = open_for_reading()
+        if ledger is None:
+            return {"game": None, "round": None, "hint": f"No game yet. Start one with: {NEW_GAME_HINT}"}
+        with ledger:
+            current = ledger.current_game_id()
+            if current is None and self.open is None:
+                return {"game": None, "round": None,
+                        "hint": f"No game yet. Start one with: {NEW_GAME_HINT}"}
+            game = ledger.game(self.open.scoring.game.id if self.open else None)
+            shown = game_json(game, current)
+        return {"game": shown, "round": None if self.open is None else round_view(self.open)}
+
+    def review_image(self, label: str, index: int) -> Path:
+        """The review image of the open round's photo ``index`` (from 0) of set ``label``."""
+        scoring = self._scoring()
+        paths = scoring.paths.get(label, [])
+        if not 0 <= index < len(paths) or paths[index] not in scoring.counter.reviews:
+            raise CardtallyError(f"The round has no {label} photo {index + 1}.")
+        return scoring.counter.reviews[paths[index]]
+
+    # -- changing ----------------------------------------------------------------------------
+
+    def add_photo(self, label: str, data: bytes, content_type: str) -> None:
+        """Keep an uploaded photo in the round's review folder and count it into the round;
+        a photo the loader refuses (damaged, not an image) is removed again."""
+        if label not in SETS:
+            raise CardtallyError(f"Unknown photo set {label!r}: give centre or leftover.")
+        open_round = self._open_or_start()
+        scoring = open_round.scoring
+        if label == LEFTOVER and scoring.leftovers.source == NONE:
+            raise CardtallyError("The round says every pile is empty; untick that first.")
+        taken = scoring.paths[label]
+        stem = label if not taken else f"{label}-{len(taken) + 1}"
+        path = scoring.review_dir / f"{stem}{SUFFIXES.get(content_type, '.img')}"
+        try:
+            path.write_bytes(data)
+        except OSError as exc:
+            raise CardtallyError(f"Cannot keep the photo in {path.parent}: {exc.strerror}.") from None
+        try:
+            check_distinct_photos([*open_round.photos, path])
+            scoring.add_photos(label, [path])
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+
+    def give_card(self, label: str, photo_name: str, number: int, player: str) -> str:
+        """Count card ``number`` of a photo's review image for ``player``: the correction
+        ``score --card label:PHOTO:N=PLAYER`` makes. Returns the correction as typed."""
+        scoring = self._scoring()
+        text = f"{label}:{photo_name}:{number}={player}"
+        fixer = CardFixer(parse_card_fixes([text], scoring.game.players),
+                          {s.player: s.deck for s in scoring.game.seats})
+        fixer.check_photos(scoring.paths)
+        scoring.correct(fixer, [])
+        return text
+
+    def settle(self, caller: str | None, every_pile_empty: bool) -> None:
+        """Who called out (``None``: nobody) and whether every Ligretto pile is empty (then
+        no leftover photo is needed; with leftover photos it cannot be)."""
+        scoring = self._open_or_start().scoring
+        if every_pile_empty and scoring.paths[LEFTOVER]:
+            raise CardtallyError(
+                "The round has leftover photos, so not every pile is empty; start the round "
+                "again to drop them."
+            )
+        scoring.caller = resolve_player(caller, scoring.game.players, "caller") if caller else None
+        scoring.leftovers = Leftovers(NONE) if every_pile_empty else FROM_PHOTOS
+
+    def save(self) -> int:
+        """Save the open round in the ledger (``score``'s own save); its number."""
+        if self.open is None:
+            raise CardtallyError("There is no round to save: photograph the centre cards first.")
+        scoring = self.open.scoring
+        missing = why_not_ready(scoring)
+        if missing:
+            raise CardtallyError(f"Not saved: {missing}")
+        with open_for_changes() as ledger:
+            now = ledger.game(scoring.game.id)
+            if now.summary.finished:
+                raise CardtallyError(
+                    f"Game {now.id} is finished; start a new game with: {NEW_GAME_HINT}"
+                )
+            number = scoring.save(ledger, before_commit=self.open.unsaved.settled)
+        self.open = None
+        return number
+
+    def discard(self) -> None:
+        """Drop the open round (its review images; the uploaded photos stay in its folder)."""
+        if self.open is None:
+            return
+        discard_review_dir(self.open.scoring.review_dir, keep=self.open.photos)
+        self.open.unsaved.settled()
+        self.open = None
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _scoring(self) -> PhotoRound:
+        if self.open is None:
+            raise CardtallyError("There is no round yet: photograph the centre cards first.")
+        return self.open.scoring
+
+    def _open_or_start(self) -> OpenRound:
+        if self.open is not None:
+            return self.open
+        with open_for_changes() as ledger:
+            game = ledger.game(None)
+        if game.summary.finished:
+            raise CardtallyError(f"Game {game.id} is finished; start a new game with: {NEW_GAME_HINT}")
+        review_dir = new_review_dir(game.id, len(game.rounds) + 1)
+        unsaved = UnsavedReview(review_dir)
+        try:
+            scoring = PhotoRound(game, review_dir, no_cards(game), [], None)
+        except BaseException:
+            discard_review_dir(review_dir)
+            unsaved.settled()
+            raise
+        self.open = OpenRound(scoring, unsaved)
+        return self.open
+
+
+def no_cards(game: Game) -> CardFixer:
+    """A card fixer with no corrections yet (the page gives them one by one)."""
+    return CardFixer([], {s.player: s.deck for s in game.seats})
+
+
+def why_not_ready(scoring: PhotoRound) -> str | None:
+    """What the round still lacks before it can be saved (``None``: nothing)."""
+    if not scoring.paths[CENTRE]:
+        return "photograph the centre cards first."
+    if scoring.leftovers.source != NONE and not scoring.paths[LEFTOVER]:
+        return "photograph the leftover piles, or say that every pile is empty."
+    return None
+
+
+def round_view(open_round: OpenRound) -> dict[str, Any]:
+    """The open round as the page shows it: each photo with its cards (for tapping), the
+    counts and points as they would be saved, warnings and the cards to check."""
+    scoring = open_round.scoring
+    game = scoring.game
+    entry, warnings = scoring.proposal()
+    scores = round_scores(entry, game.rules)
+    totals = {s.player: s.total for s in game.summary.standings}
+    player_of = scoring.player_of
+    photos = {
+        label: [photo_view(photo, label, index, player_of)
+                for index, photo in enumerate(scoring.results[label].photos)]
+        for label in SETS
+    }
+    return {
+        "number": len(game.rounds) + 1,
+        "photos": photos,
+        "players": [
+            {"player": c.player, "centre": c.center_cards, "leftover": c.pile_cards,
+             "points": scores[c.player], "total": totals.get(c.player, 0) + scores[c.player]}
+            for c in entry.counts
+        ],
+        "caller": entry.caller,
+        "every_pile_empty": scoring.leftovers.source == NONE,
+        "warnings": warnings,
+        "to_check": scoring.cards_to_check(),
+        "corrections": [text for fixer in scoring.fixers for text in fixer.texts()],
+        "missing": why_not_ready(scoring),
+    }
+
+
+def photo_view(photo: PhotoCount, label: str, index: int, player_of: dict[str, str]
+               ) -> dict[str, Any]:
+    """One counted photo: its name, review image and every card's number, whose it is and
+    where its centre lies (fractions of the photo's width and height)."""
+    detections = in_photo_px(photo)
+    width, height = detections.image_wh
+    numbers = card_numbers(detections)
+    cards = []
+    for i in sorted(range(len(detections)), key=lambda k: int(numbers[k])):
+        deck = photo.identities.deck_name(i)
+        x, y = detections.centre_xy[i]
+        cards.append({"number": int(numbers[i]), "deck": deck,
+                      "player": player_of.get(deck) if deck else None,
+                      "x": round(float(x) / width, 4), "y": round(float(y) / height, 4)})
+    return {"name": photo.path.name, "set": label, "index": index,
+            "photo_wh": [int(width), int(height)], "cards": cards}

@@ -1,0 +1,40 @@
+"""The sample game the page tests play: the bundled sample photos and decks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from cardtally.cli import app
+
+runner = CliRunner()
+SAMPLES = resources.files("cardtally.samples")
+TRUTH = json.loads(SAMPLES.joinpath("truth.json").read_text())
+
+
+def sample_bytes(name: str) -> bytes:
+    """A photo of the sample round (centre.jpg, leftover.jpg)."""
+    return SAMPLES.joinpath("round1", name).read_bytes()
+
+
+def calibrate_samples(home: Path) -> Path:
+    """The three sample decks calibrated with ``cardtally calibrate`` in ``home``; their folder."""
+    for deck in TRUTH["players"].values():
+        photo = home / f"{deck}.jpg"
+        photo.write_bytes(SAMPLES.joinpath("calibration", f"{deck}.jpg").read_bytes())
+        result = runner.invoke(app, ["calibrate", deck, str(photo)],
+                               env={"CARDTALLY_HOME": str(home)})
+        assert result.exit_code == 0, result.output
+    return home / "decks"
+
+
+def new_game(home: Path, decks: Path) -> None:
+    """The sample game (Anna, Ben, Cleo with their decks) in the data home ``home``."""
+    shutil.copytree(decks, home / "decks")
+    players = [f"--player={p}={d}" for p, d in TRUTH["players"].items()]
+    result = runner.invoke(app, ["game", "new", *players], env={"CARDTALLY_HOME": str(home)})
+    assert result.exit_code == 0, result.output

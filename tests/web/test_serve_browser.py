@@ -1,0 +1,119 @@
+"""``cardtally serve``'s page in a real headless Chromium at a phone's size: the sample photos
+go in through the page's own file inputs, a card is given to a player by tapping it, and the
+round is saved. Skipped where Debian's chromium and chromium-driver (or selenium) are missing."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from serve_setup import TRUTH, new_game, sample_bytes
+
+from cardtally.rounds.games import read_game
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), shutil.which("chromedriver")
+if not CHROMIUM.exists() or CHROMEDRIVER is None:
+    pytest.skip("no browser: apt-get install chromium chromium-driver", allow_module_level=True)
+pytest.importorskip("uvicorn", reason="the serve extra is not installed")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+import uvicorn  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions as until  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from cardtally.web.app import create_app  # noqa: E402
+
+TOKEN = "browser-test-token"
+#: A phone's screen in CSS pixels (an iPhone 12-15).
+PHONE_WH = (390, 844)
+#: The card buttons on the centre photo's review image.
+CARDS = "#photos figure:first-child button.card"
+TOPMOST_CARD = """
+for (const button of document.querySelectorAll(arguments[0])) {
+  button.scrollIntoView({block: "center"});
+  const box = button.getBoundingClientRect();
+  if (document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === button) {
+    return Number(button.dataset.number);
+  }
+}
+return null;
+"""
+
+
+@pytest.fixture
+def server_url(calibrated_decks: Path, cardtally_home: Path) -> Iterator[str]:
+    """The page served by uvicorn in a thread, for the sample game."""
+    new_game(cardtally_home, calibrated_decks)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    server = uvicorn.Server(uvicorn.Config(create_app(TOKEN), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/?token={TOKEN}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+@pytest.fixture
+def browser() -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     f"--window-size={PHONE_WH[0]},{PHONE_WH[1]}"):
+        options.add_argument(argument)
+    options.add_experimental_option("mobileEmulation", {
+        "deviceMetrics": {"width": PHONE_WH[0], "height": PHONE_WH[1], "pixelRatio": 3.0,
+                          "touch": True}})
+    driver = webdriver.Chrome(options=options,
+                              service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_for_status(driver, text: str) -> None:
+    WebDriverWait(driver, 120).until(until.text_to_be_present_in_element((By.ID, "status"), text))
+
+
+def test_a_round_is_photographed_corrected_and_saved_on_a_phone(
+    server_url: str, browser, tmp_path: Path,
+) -> None:
+    browser.get(server_url)
+    WebDriverWait(browser, 30).until(
+        until.text_to_be_present_in_element((By.ID, "game-title"), "Game 1"))
+    assert browser.execute_script("return window.innerWidth") == PHONE_WH[0]
+    for label in ("centre", "leftover"):
+        photo = tmp_path / f"{label}.jpg"
+        photo.write_bytes(sample_bytes(f"{label}.jpg"))
+        browser.find_element(By.ID, f"{label}-input").send_keys(str(photo))
+        wait_for_status(browser, f"The {label} photo is counted.")
+    assert browser.find_element(By.ID, "error").text == ""
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, CARDS))
+    # The first card whose button no neighbour's covers (on a phone's screen some overlap).
+    number = browser.execute_script(TOPMOST_CARD, CARDS)
+    assert number is not None
+    card = browser.find_element(By.CSS_SELECTOR, f"{CARDS}[data-number='{number}']")
+    player = next(p for p in TRUTH["players"] if p not in card.get_attribute("title"))
+    card.click()
+    dialog = browser.find_element(By.ID, "card-dialog")
+    dialog.find_element(By.XPATH, f".//button[text()='{player}']").click()
+    WebDriverWait(browser, 60).until(until.text_to_be_present_in_element_attribute(
+        (By.CSS_SELECTOR, f"{CARDS}[data-number='{number}']"), "title", player))
+    browser.find_element(By.ID, "caller").send_keys(TRUTH["caller"])
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(
+        "return document.getElementById('caller').value") == TRUTH["caller"])
+    browser.find_element(By.ID, "save").click()
+    wait_for_status(browser, "Round 1 is saved.")
+    game, _ = read_game(None)
+    (saved,) = game.rounds
+    assert saved.evidence["card_fixes"] == [f"centre:centre.jpg:{number}={player}"]
+    assert saved.entry.caller == TRUTH["caller"]
