@@ -59,11 +59,5 @@ def build_layout_net(pretrained: bool = True, onnx_path: Path | None = None) -> 
     the same architecture re-initialised at random (for the pretrained-vs-scratch comparison)."""
     trunk = OnnxTrunk(onnx_path or ppocr_det_path())
     if not pretrained:
-        generator = torch.Generator().manual_seed(0)
-        with torch.no_grad():
-            for param in trunk.parameters():
-                if param.dim() >= 2:
-                    fan_in = param[0].numel()
-                    param.copy_(torch.randn(param.shape, generator=generator)
-                                * (2.0 / fan_in) ** 0.5)
+        trunk.reset_parameters()
     return LayoutNet(trunk)

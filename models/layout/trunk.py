@@ -76,6 +76,27 @@ class OnnxTrunk(nn.Module):
                     self._param_key[name] = key
             self._nodes.append((node.op_type, inputs, list(node.output), attrs))
 
+    def reset_parameters(self, seed: int = 0) -> None:
+        """Forget the pretrained weights: the same graph from a fresh start (He-initialised
+        convolutions, zero biases and shifts, unit scales and BatchNorm statistics), for the
+        pretrained-against-scratch comparison."""
+        generator = torch.Generator().manual_seed(seed)
+        unit = {"Mul": {0, 1}, "BatchNormalization": {1, 4}}  # inputs that scale
+        with torch.no_grad():
+            for op, inputs, _, _ in self._nodes:
+                for position, name in enumerate(inputs):
+                    key = self._param_key.get(name)
+                    if key is None:
+                        continue
+                    param = self.params[key]
+                    if op in ("Conv", "ConvTranspose") and position == 1:
+                        fan_in = param[0].numel() if op == "Conv" else param.shape[0] * param[0, 0].numel()
+                        param.copy_(torch.randn(param.shape, generator=generator) * (2.0 / fan_in) ** 0.5)
+                    elif position in unit.get(op, ()):
+                        param.fill_(1.0)
+                    else:
+                        param.zero_()
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The graph's ``output_name`` tensor for the normalised input ``x``."""
         values: dict[str, torch.Tensor] = {self.input_name: x}
