@@ -176,7 +176,8 @@ def run_scene(network: LayoutNetwork | None, scene: Scene, v1=None) -> dict:
         runs = {}
         for name, long_px in (("oracle", true_long), ("own", survey_long)):
             scale = PROCESS_CARD_LONG_PX / long_px
-            cards = read_cards(oracle_maps(scaled_scene(scene, scale)))
+            maps = oracle_maps(scaled_scene(scene, scale))
+            cards = read_cards(maps, settings=SHARP_VOTES)
             runs[name] = (cards.centre_xy / scale, 0.0, scale, None)
     else:
         runs = {}

@@ -1,6 +1,5 @@
 """Shell completion: typer's ``--install-completion`` / ``--show-completion`` on the root."""
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,11 +18,11 @@ def test_help_offers_completion():
 
 
 def test_show_completion_prints_the_bash_script():
-    # The installed command in a process of its own: in a long pytest run, typer's shell
-    # argument was once read as empty inside CliRunner ("Shell  not supported").
+    # typer reads the shell from the parent process (shellingham), so the installed command
+    # runs under bash; a second statement keeps bash from handing its process to the command.
     command = Path(sys.executable).with_name("cardtally")
-    result = subprocess.run([str(command), "--show-completion", "bash"], capture_output=True,
-                            text=True, timeout=60, env={**os.environ, "SHELL": "/bin/bash"})
+    result = subprocess.run(["bash", "-c", f"'{command}' --show-completion; exit $?"],
+                            capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "_CARDTALLY_COMPLETE=complete_bash" in result.stdout
     assert "complete -o default -F _cardtally_completion cardtally" in result.stdout

@@ -6,7 +6,7 @@ import pytest
 
 from cardtally.models.layout.targets import oracle_maps
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.layout.cards import LONG_OVER_SHORT, read_cards
+from cardtally.vision.layout.cards import LONG_OVER_SHORT, SHARP_VOTES, read_cards
 from cardtally.vision.layout.maps import LayoutMaps
 
 
@@ -19,7 +19,7 @@ def _scene(preset, seed):
                                               ("spread", 6)])
 def test_every_card_found_once_at_its_centre(preset, seed):
     scene = _scene(preset, seed)
-    cards = read_cards(oracle_maps(scene))
+    cards = read_cards(oracle_maps(scene), settings=SHARP_VOTES)
     true_xy = np.array([np.asarray(c.quad_xy).mean(axis=0) for c in scene.cards])
     assert len(cards) == len(scene.cards)
     distance = np.linalg.norm(cards.centre_xy[:, None] - true_xy[None], axis=-1)
@@ -30,7 +30,7 @@ def test_every_card_found_once_at_its_centre(preset, seed):
 
 def test_card_size_is_the_photo_s_card_size():
     scene = _scene("sorted", 3)
-    cards = read_cards(oracle_maps(scene))
+    cards = read_cards(oracle_maps(scene), settings=SHARP_VOTES)
     quads = np.stack([c.quad_xy for c in scene.cards])
     true_long = np.median(np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=-1).max(axis=1))
     assert abs(cards.card_long_px / true_long - 1) < 0.05

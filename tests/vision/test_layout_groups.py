@@ -5,14 +5,14 @@ import pytest
 
 from cardtally.models.layout.targets import oracle_maps
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.layout.cards import read_cards
+from cardtally.vision.layout.cards import SHARP_VOTES, read_cards
 from cardtally.vision.layout.groups import group_cards, overlapping
 
 
 def _groups(preset, seed):
     scene = render_scene(seed, SceneOptions(preset=preset, n_decks=4, n_cards=(12, 30),
                                             image_wh=(960, 720), card_px=(120, 120)))
-    cards = read_cards(oracle_maps(scene))
+    cards = read_cards(oracle_maps(scene), settings=SHARP_VOTES)
     return scene, cards, group_cards(cards)
 
 

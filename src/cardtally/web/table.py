@@ -46,6 +46,7 @@ class OpenRound:
 
     @property
     def photos(self) -> list[Path]:
+        """Every photo of the round so far, centre first."""
         return [path for label in SETS for path in self.scoring.paths[label]]
 
 
