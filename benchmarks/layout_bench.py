@@ -46,6 +46,7 @@ from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
 from cardtally.vision.detect import CardDetector
 from cardtally.vision.layout.cards import (
     LONG_OVER_SHORT,
+    SHARP_VOTES,
     DecodeSettings,
     card_long_cells,
     read_cards,
