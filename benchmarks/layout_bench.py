@@ -43,6 +43,7 @@ from cardtally.models.layout.data import back_design_paths
 from cardtally.models.layout.targets import oracle_maps
 from cardtally.models.synth.designs import load_design
 from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
+from cardtally.models.synth.targets import any_at_stride, boundary_map
 from cardtally.vision.detect import CardDetector
 from cardtally.vision.layout.cards import (
     LONG_OVER_SHORT,
@@ -120,7 +121,6 @@ def auc(pos: np.ndarray, neg: np.ndarray) -> float:
 def edge_samples(image: np.ndarray, owner: np.ndarray, edge_prob: np.ndarray
                  ) -> dict[str, np.ndarray]:
     """Edge-head values on true boundaries (all, between cards) and on printed lines."""
-    from cardtally.models.synth.targets import any_at_stride, boundary_map
 
     s = LAYOUT_STRIDE
     h, w = edge_prob.shape

@@ -128,8 +128,7 @@ def main(argv: list[str] | None = None) -> None:
             log.flush()
         if (step + 1) % args.save_every == 0:
             save(last, net, optimiser, step + 1, saved_args)
-    else:
-        return
+    # the batches never end: the loop stops at its step or time limit, before training ``step``
     save(last, net, optimiser, step, saved_args)
     log.write(json.dumps({"stopped_at": step}) + "\n")
 
