@@ -23,6 +23,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not in
 import uvicorn  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as until  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from cardtally.web.app import create_app  # noqa: E402
@@ -48,6 +49,18 @@ return null;
 def server_url(calibrated_decks: Path, cardtally_home: Path) -> Iterator[str]:
     """The page served by uvicorn in a thread, for the sample game."""
     new_game(cardtally_home, calibrated_decks)
+    yield from serve()
+
+
+@pytest.fixture
+def no_game_url(calibrated_decks: Path, cardtally_home: Path) -> Iterator[str]:
+    """The page served by uvicorn in a thread, with the sample decks calibrated, no game."""
+    shutil.copytree(calibrated_decks, cardtally_home / "decks")
+    yield from serve()
+
+
+def serve() -> Iterator[str]:
+    """The page's address while uvicorn serves it in a thread."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen()
@@ -117,3 +130,22 @@ def test_a_round_is_photographed_corrected_and_saved_on_a_phone(
     (saved,) = game.rounds
     assert saved.evidence["card_fixes"] == [f"centre:centre.jpg:{number}={player}"]
     assert saved.entry.caller == TRUTH["caller"]
+
+
+def test_a_game_is_started_on_a_phone(no_game_url: str, browser) -> None:
+    browser.get(no_game_url)
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".seat"))
+    assert browser.find_element(By.ID, "new-game").get_attribute("open") is not None
+    players = list(TRUTH["players"].items())
+    browser.find_element(By.ID, "add-seat").click()
+    for row, (player, deck) in zip(browser.find_elements(By.CSS_SELECTOR, ".seat"), players,
+                                   strict=True):
+        row.find_element(By.CLASS_NAME, "seat-player").send_keys(player)
+        Select(row.find_element(By.CLASS_NAME, "seat-deck")).select_by_value(deck)
+    browser.find_element(By.ID, "target").send_keys("50")
+    browser.find_element(By.ID, "start-game").click()
+    wait_for_status(browser, "Game 1 is started.")
+    assert browser.find_element(By.ID, "game-title").text.startswith("Game 1 (ligretto)")
+    game, _ = read_game(None)
+    assert [(s.player, s.deck) for s in game.seats] == players
+    assert game.rules.target == 50

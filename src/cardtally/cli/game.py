@@ -9,8 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import CardtallyError
-from ..rounds.games import game_json, open_for_reading, open_for_writing, read_game
-from ..scoring.entry import parse_seats
+from ..rounds.games import game_json, open_for_reading, read_game, start_game
 from ..scoring.ledger import NEW_GAME_HINT, Game
 from ..scoring.rules import DEFAULT_RULES, get_rules, rule_set_names, with_overrides
 from ._game_view import join_names, print_json, render_game, rules_summary, table
@@ -80,15 +79,12 @@ def new(
         pile_size=pile_size,
         deck_size=deck_size,
     )
-    seats = parse_seats(rules, players or [])
-    with open_for_writing() as ledger:
-        game_id = ledger.create_game(rules, seats)
-        game = ledger.game(game_id)
+    game = start_game(rules, players or [])
     if json_out:
-        print_json(game_json(game, game_id))
+        print_json(game_json(game, game.id))
         return
-    typer.echo(f"Started game {game_id}: {rules_summary(rules)}.")
-    typer.echo("Players: " + ", ".join(f"{s.player} ({s.deck})" for s in seats) + ".")
+    typer.echo(f"Started game {game.id}: {rules_summary(rules)}.")
+    typer.echo("Players: " + ", ".join(f"{s.player} ({s.deck})" for s in game.seats) + ".")
     typer.echo("It is now the current game.")
 
 

@@ -4,13 +4,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import CardtallyError
 from ..home import ensure_data_home, ledger_path
+from ..scoring.entry import parse_seats
 from ..scoring.ledger import NEW_GAME_HINT, Game, Ledger
 from ..scoring.rules import RuleSet
 from ..scoring.standings import GameSummary
+from ..vision.decks import players_decks
 
 
 def open_for_writing() -> Ledger:
@@ -33,6 +36,22 @@ def open_for_changes() -> Ledger:
 def open_for_reading() -> Ledger | None:
     """The user's ledger, or None when there is none yet (nothing is created)."""
     return Ledger.open(ledger_path(), create=False)
+
+
+def start_game(rules: RuleSet, player_texts: Sequence[str], *, calibrated_only: bool = False
+               ) -> Game:
+    """Start a game of ``rules`` for the ``NAME=DECK`` players (``game new --player``) and make
+    it the current game; the game as stored.
+
+    ``calibrated_only`` refuses a deck nobody has calibrated yet, with the error ``score``
+    gives for it (a page that offers the calibrated decks; ``game new`` lets the decks be
+    calibrated later).
+    """
+    seats = parse_seats(rules, player_texts)
+    if calibrated_only:
+        players_decks({seat.player: seat.deck for seat in seats})
+    with open_for_writing() as ledger:
+        return ledger.game(ledger.create_game(rules, seats))
 
 
 def check_no_game_uses(deck: str) -> None:

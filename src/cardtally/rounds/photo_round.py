@@ -124,7 +124,9 @@ class PhotoRound:
         self.leftovers = leftovers
         self.counter = ReviewCounter(self.decks, review_dir, correct=cards.corrected)
         self.paths: dict[str, list[Path]] = {CENTRE: [], LEFTOVER: []}
-        self.results: dict[str, CountResult] = {}
+        # No photo counted yet: an empty count of each set (a page shows the round at once).
+        self.results: dict[str, CountResult] = {
+            label: CountResult((), self.decks.names) for label in (CENTRE, LEFTOVER)}
 
     @property
     def player_of(self) -> dict[str, str]:
@@ -147,8 +149,6 @@ class PhotoRound:
         """Count more photos of one set (``label``) into the round, one set at a time as they
         come (a web page uploads them one by one); the other set stays as it is (empty until
         its photos come). The card corrections given up front apply to these photos too."""
-        for name in (CENTRE, LEFTOVER):
-            self.results.setdefault(name, CountResult((), self.decks.names))
         added = self.counter.run(label, paths)
         before = self.results[label]
         self.results[label] = CountResult(before.photos + added.photos, before.deck_names)

@@ -10,6 +10,7 @@ thread, one request at a time, so the event loop stays free and the ledger has o
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Callable
 from importlib import resources
@@ -25,11 +26,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import CardtallyError
+from ..scoring.rules import DEFAULT_RULES
 from .table import SETS, Table
 
 #: The largest photo the page takes (a 12 MP phone JPEG is 3-8 MB; a 48 MP one ~ 20 MB).
 MAX_PHOTO_BYTES = 25 * 1024 * 1024
 STATIC_PACKAGE = ("cardtally.web", "static")
+#: The house rules a new game may change (``game new``'s options of the same names).
+RULE_OVERRIDES = ("target", "rounds", "penalty", "bonus", "pile_size", "deck_size")
 
 
 class TokenGate:
@@ -124,6 +128,17 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
         return await state_after(table.settle, None if caller is None else str(caller),
                                  bool(body.get("every_pile_empty")))
 
+    async def new_game(request: Request) -> JSONResponse:
+        body = await json_body(request)
+        players = body.get("players")
+        if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
+            raise CardtallyError("Give the players as a list of {player, deck}.")
+        seats = [(str(p.get("player") or "").strip(), str(p.get("deck") or "").strip())
+                 for p in players]
+        overrides = {key: whole_number(body, key) for key in RULE_OVERRIDES}
+        return await state_after(table.new_game, seats, str(body.get("rules") or DEFAULT_RULES),
+                                 overrides)
+
     async def save(request: Request) -> JSONResponse:
         return await state_after(table.save)
 
@@ -144,6 +159,7 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
         Route("/api/photo", photo, methods=["POST"]),
         Route("/api/card", card, methods=["POST"]),
         Route("/api/settle", settle, methods=["POST"]),
+        Route("/api/game", new_game, methods=["POST"]),
         Route("/api/save", save, methods=["POST"]),
         Route("/api/discard", discard, methods=["POST"]),
         Route("/api/review/{label}/{index:int}", review),
@@ -162,6 +178,19 @@ async def json_body(request: Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise CardtallyError("The request should be a JSON object.")
     return body
+
+
+def whole_number(body: dict[str, Any], key: str) -> int | None:
+    """``body[key]`` as a whole number (missing, null or "": ``None``), named as ``game new``'s
+    option in the error."""
+    value = body.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value.strip()):
+        return int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise CardtallyError(f"--{key.replace('_', '-')} must be a whole number; got {value!r}.")
+    return value
 
 
 def new_token() -> str:

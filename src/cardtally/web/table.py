@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import CardtallyError
 from ..rounds.card_fixes import CardFixer, parse_card_fixes
 from ..rounds.evidence import CENTRE, LEFTOVER
-from ..rounds.games import game_json, open_for_changes, open_for_reading
+from ..rounds.games import game_json, open_for_changes, open_for_reading, start_game
 from ..rounds.leftovers import FROM_PHOTOS, NONE, Leftovers
 from ..rounds.photo_round import PhotoRound
 from ..rounds.review import discard_review_dir, in_photo_px, new_review_dir
@@ -26,7 +26,9 @@ from ..rounds.unsaved_review import UnsavedReview
 from ..scoring.entry import resolve_player
 from ..scoring.ledger import NEW_GAME_HINT, Game
 from ..scoring.rounds import round_scores
+from ..scoring.rules import RULE_SETS, get_rules, with_overrides
 from ..vision.count import PhotoCount, check_distinct_photos
+from ..vision.decks import profile_paths
 from ..vision.label_layout import card_numbers
 
 #: The photo sets of a round, as the page names them.
@@ -60,18 +62,23 @@ class Table:
     # -- reading -----------------------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        """What the page shows: the game (players, decks, rounds, totals) and the open round."""
+        """What the page shows: the game (players, decks, rounds, totals), the open round,
+        and what a new game can be started with (the calibrated decks, the rule sets)."""
+        choices = {"decks": [path.stem for path in profile_paths()],
+                   "rule_sets": list(RULE_SETS)}
+        no_game = {"game": None, "round": None, **choices,
+                   "hint": f"No game yet. Start one with: {NEW_GAME_HINT}"}
         ledger = open_for_reading()
         if ledger is None:
-            return {"game": None, "round": None, "hint": f"No game yet. Start one with: {NEW_GAME_HINT}"}
+            return no_game
         with ledger:
             current = ledger.current_game_id()
             if current is None and self.open is None:
-                return {"game": None, "round": None,
-                        "hint": f"No game yet. Start one with: {NEW_GAME_HINT}"}
+                return no_game
             game = ledger.game(self.open.scoring.game.id if self.open else None)
             shown = game_json(game, current)
-        return {"game": shown, "round": None if self.open is None else round_view(self.open)}
+        return {"game": shown, "round": None if self.open is None else round_view(self.open),
+                **choices}
 
     def review_image(self, label: str, index: int) -> Path:
         """The review image of the open round's photo ``index`` (from 0) of set ``label``."""
@@ -82,6 +89,21 @@ class Table:
         return scoring.counter.reviews[paths[index]]
 
     # -- changing ----------------------------------------------------------------------------
+
+    def new_game(self, seats: list[tuple[str, str]], rules_name: str,
+                 overrides: dict[str, int | None]) -> int:
+        """Start a game (``game new``'s use case) for the (player, deck) ``seats`` under the
+        rule set ``rules_name`` with its house-rule ``overrides`` (``target``, ``rounds``,
+        ``penalty``, ``bonus``, ``pile_size``, ``deck_size``; ``None`` keeps the rule set's);
+        only calibrated decks, since the page scores its rounds from photos. Its number."""
+        if self.open is not None:
+            raise CardtallyError(
+                f"Round {round_view_number(self.open)} is being scored: save it or start it "
+                "over before starting a new game."
+            )
+        rules = with_overrides(get_rules(rules_name), **overrides)
+        texts = [f"{player}={deck}" for player, deck in seats]
+        return start_game(rules, texts, calibrated_only=True).id
 
     def add_photo(self, label: str, data: bytes, content_type: str) -> None:
         """Keep an uploaded photo in the round's review folder and count it into the round;
@@ -181,6 +203,11 @@ class Table:
         return self.open
 
 
+def round_view_number(open_round: OpenRound) -> int:
+    """The number the open round will get when saved."""
+    return len(open_round.scoring.game.rounds) + 1
+
+
 def no_cards(game: Game) -> CardFixer:
     """A card fixer with no corrections yet (the page gives them one by one)."""
     return CardFixer([], {s.player: s.deck for s in game.seats})
@@ -210,7 +237,7 @@ def round_view(open_round: OpenRound) -> dict[str, Any]:
         for label in SETS
     }
     return {
-        "number": len(game.rounds) + 1,
+        "number": round_view_number(open_round),
         "photos": photos,
         "players": [
             {"player": c.player, "centre": c.center_cards, "leftover": c.pile_cards,

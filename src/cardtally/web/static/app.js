@@ -51,11 +51,74 @@ function fill(tbody, rows) {
   }
 }
 
+// -- a new game ------------------------------------------------------------------------------
+
+let decks = [];
+
+function options(select, values, first = null) {
+  const keep = select.value;
+  select.replaceChildren(...(first ? [new Option(first, "")] : []),
+                         ...values.map((v) => new Option(v, v)));
+  if (values.includes(keep)) select.value = keep;
+}
+
+function addSeat() {
+  const row = document.createElement("div");
+  row.className = "seat";
+  const name = document.createElement("input");
+  name.className = "seat-player";
+  name.placeholder = "name";
+  name.setAttribute("aria-label", "player's name");
+  const deck = document.createElement("select");
+  deck.className = "seat-deck";
+  deck.setAttribute("aria-label", "their deck");
+  options(deck, decks, "deck...");
+  row.append(name, deck);
+  $("seats").appendChild(row);
+}
+
+function showChoices(state) {
+  const same = decks.length === state.decks.length && decks.every((d, i) => d === state.decks[i]);
+  decks = state.decks;
+  if (!same) for (const select of document.querySelectorAll(".seat-deck")) options(select, decks, "deck...");
+  if ($("rules").options.length !== state.rule_sets.length) options($("rules"), state.rule_sets);
+  while ($("seats").children.length < 2) addSeat();
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const form = $("new-game-form");
+  const seats = [...document.querySelectorAll(".seat")]
+    .map((row) => ({ player: row.querySelector(".seat-player").value.trim(),
+                     deck: row.querySelector(".seat-deck").value }))
+    .filter((seat) => seat.player || seat.deck);
+  const data = { players: seats, rules: $("rules").value };
+  for (const key of ["target", "rounds", "penalty", "bonus", "pile_size", "deck_size"]) {
+    data[key] = form.elements[key].value === "" ? null : Number(form.elements[key].value);
+  }
+  say("Starting the game...");
+  const state = await postJSON("/api/game", data);
+  say(state ? `Game ${state.game.game} is started.` : "");
+  if (!state) return;
+  $("seats").replaceChildren();
+  form.reset();
+  $("new-game").open = false;
+  show(state);
+}
+
+// -- the game and its round ------------------------------------------------------------------
+
 function showGame(state) {
   const game = state.game;
   $("hint").textContent = state.hint || "";
   $("round").hidden = !game;
-  if (!game) { fill($("totals").tBodies[0], []); return; }
+  showChoices(state);
+  if (!game) {
+    $("game-title").textContent = "Game";
+    fill($("totals").tBodies[0], []);
+    $("new-game").open = true;
+    return;
+  }
   players = game.players.map((p) => p.player);
   $("game-title").textContent = `Game ${game.game} (${game.rules.name}), ${game.rounds.length} round(s)`;
   const totals = Object.fromEntries(game.standings.map((s) => [s.player, s.total]));
@@ -184,5 +247,7 @@ for (const input of [$("centre-input"), $("leftover-input")]) {
 $("caller").addEventListener("change", settle);
 $("empty-piles").addEventListener("change", settle);
 $("save").addEventListener("click", save);
+$("add-seat").addEventListener("click", addSeat);
+$("new-game-form").addEventListener("submit", startGame);
 $("discard").addEventListener("click", discard);
 call("/api/state").then((state) => { if (state) show(state); });
