@@ -14,13 +14,15 @@ from cardtally.home import ledger_path
 from cardtally.rounds.games import read_game, round_json
 
 pytest.importorskip("starlette", reason="the serve extra is not installed")
-from serve_setup import TRUTH, new_game, sample_bytes  # noqa: E402
+from serve_setup import TRUTH, comparable, new_game, read_game_in, sample_bytes  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from cardtally.web.app import MAX_PHOTO_BYTES, create_app  # noqa: E402
 
 runner = CliRunner()
 TOKEN = "test-token"
+
+
 @pytest.fixture
 def client(calibrated_decks: Path, cardtally_home: Path) -> TestClient:
     new_game(cardtally_home, calibrated_decks)
@@ -118,31 +120,15 @@ def test_saving_needs_the_centre_and_the_leftovers(client: TestClient) -> None:
     assert upload(client, "centre", sample_bytes("centre.jpg")).status_code == 200
     refused = post(client, "/api/save")
     assert refused.status_code == 400
-    assert refused.json() == {"error": "Not saved: photograph the leftover piles, or say that "
-                                       "every pile is empty."}
-    settled = post(client, "/api/settle", {"caller": "anna", "every_pile_empty": True})
+    assert refused.json() == {"error": "Not saved: photograph the leftover piles, type their "
+                                       "counts, or say that every pile is empty."}
+    settled = post(client, "/api/settle", {"caller": "anna", "leftovers": "none"})
     assert settled.json()["round"]["caller"] == "Anna"
     saved = post(client, "/api/save")
     assert saved.status_code == 200 and saved.json()["done"] == 1
     game, _ = read_game(None)
     assert [c.pile_cards for c in game.rounds[0].entry.counts] == [0, 0, 0]
     assert game.rounds[0].evidence["leftover_source"] == "none"
-
-
-def comparable(stored: dict) -> dict:
-    """A saved round without the paths of its photos, review images and cards files and the
-    times of its corrections (they differ between the two runs); counts, scores, warnings, SHA-256s, every card's deck and the
-    corrections stay."""
-    evidence = dict(stored["evidence"])
-    for key in ("center", "leftover"):
-        evidence[key] = [{k: v for k, v in photo.items()
-                          if k not in ("path", "review_image", "cards_file")}
-                         for photo in evidence[key]]
-    evidence["hand_cards"] = [{k: v for k, v in card.items() if k != "photo"}
-                              for card in evidence["hand_cards"]]
-    evidence["corrections"] = [{k: v for k, v in c.items() if k != "at"}
-                               for c in evidence["corrections"]]
-    return {**stored, "evidence": evidence}
 
 
 def test_a_round_from_the_phone_is_saved_as_score_saves_it(
@@ -197,9 +183,3 @@ def test_a_round_from_the_phone_is_saved_as_score_saves_it(
     assert comparable(web_round) == comparable(round_json(score_game, 1))
     assert Path(web_round["evidence"]["center"][0]["path"]).read_bytes() == sample_bytes(
         "centre.jpg")
-
-
-def read_game_in(home: Path):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CARDTALLY_HOME", str(home))
-        return read_game(None)

@@ -18,7 +18,7 @@ from ..rounds.card_fixes import CardFixer, parse_card_fixes
 from ..rounds.doubts import swing_text
 from ..rounds.evidence import CENTRE, LEFTOVER
 from ..rounds.games import game_json, open_for_changes
-from ..rounds.leftovers import PHOTOS
+from ..rounds.leftovers import PHOTOS, typed_leftovers
 from ..rounds.photo_round import PhotoRound, check_fixes
 from ..rounds.review import discard_review_dir, new_review_dir
 from ..rounds.unsaved_review import UnsavedReview
@@ -28,7 +28,6 @@ from . import _confirm
 from ._ask_corrections import ask_corrections
 from ._confirm import check_can_confirm, confirm_or_fail
 from ._game_view import finished_message, print_json, result_line
-from ._leftover_options import typed_leftovers
 from ._progress import PhotoProgress
 from ._round_table import echo_saved_warnings, show_proposal
 

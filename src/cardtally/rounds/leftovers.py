@@ -12,7 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import CardtallyError
+from ..scoring.entry import parse_counts
+
 PHOTOS, TYPED, NONE = "photos", "typed", "none"
+#: The option (``score --left NAME=N``) the typed counts' messages name, on any front end.
+LEFT_OPTION = "--left"
 
 
 @dataclass(frozen=True)
@@ -48,3 +53,22 @@ class Leftovers:
 
 #: Leftovers counted from photos only (every round scored before typed leftovers existed).
 FROM_PHOTOS = Leftovers(PHOTOS)
+
+
+def typed_leftovers(
+    source: str, texts: Sequence[str], players: Sequence[str], caller: str | None
+) -> Leftovers:
+    """The leftovers for ``source``; with typed counts (``NAME=N`` texts), every player's (the
+    caller's pile is empty when not given)."""
+    if source != TYPED:
+        return Leftovers(source)
+    counts = parse_counts(LEFT_OPTION, texts, players)
+    if caller is not None:
+        counts.setdefault(caller, 0)
+    missing = [player for player in players if player not in counts]
+    if missing:
+        raise CardtallyError(
+            f"Missing {LEFT_OPTION} for {', '.join(missing)}: give every player's leftover "
+            "count, 0 included (the caller's may be left out)."
+        )
+    return Leftovers(TYPED, {player: counts[player] for player in players})

@@ -173,6 +173,12 @@ class PhotoRound:
         """Raise where ``more_fixes`` cannot apply to these counts of the photos."""
         fixes_hold(self.game, self.decks.names, self.leftovers, self.fixes, photos, more_fixes)
 
+    def add_fixes(self, fixes: Sequence[str]) -> None:
+        """More count corrections (``--fix``), checked against the counts as they are now
+        (the review images stay as they are: the cards are not moved)."""
+        self.check_more_fixes({label: r.photos for label, r in self.results.items()}, fixes)
+        self.fixes += fixes
+
     def correct(self, cards: CardFixer, fixes: Sequence[str]) -> None:
         """Apply more card corrections (review images drawn again) and count corrections."""
         self.results = {label: self.counter.correct_again(label, result, cards.corrected)

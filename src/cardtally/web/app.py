@@ -26,6 +26,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import CardtallyError
+from ..rounds.leftovers import PHOTOS
 from ..scoring.rules import DEFAULT_RULES
 from .table import SETS, Table
 
@@ -125,8 +126,15 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
     async def settle(request: Request) -> JSONResponse:
         body = await json_body(request)
         caller = body.get("caller") or None
+        left = body.get("left") or {}
+        if not isinstance(left, dict):
+            raise CardtallyError("Give the typed leftover counts as {player: count}.")
         return await state_after(table.settle, None if caller is None else str(caller),
-                                 bool(body.get("every_pile_empty")))
+                                 str(body.get("leftovers") or PHOTOS), left)
+
+    async def fix(request: Request) -> JSONResponse:
+        body = await json_body(request)
+        return await state_after(table.fix_count, str(body.get("fix", "")))
 
     async def new_game(request: Request) -> JSONResponse:
         body = await json_body(request)
@@ -159,6 +167,7 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
         Route("/api/photo", photo, methods=["POST"]),
         Route("/api/card", card, methods=["POST"]),
         Route("/api/settle", settle, methods=["POST"]),
+        Route("/api/fix", fix, methods=["POST"]),
         Route("/api/game", new_game, methods=["POST"]),
         Route("/api/save", save, methods=["POST"]),
         Route("/api/discard", discard, methods=["POST"]),

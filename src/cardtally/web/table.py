@@ -11,6 +11,7 @@ writer on the ledger.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from ..errors import CardtallyError
 from ..rounds.card_fixes import CardFixer, parse_card_fixes
 from ..rounds.evidence import CENTRE, LEFTOVER
 from ..rounds.games import game_json, open_for_changes, open_for_reading, start_game
-from ..rounds.leftovers import FROM_PHOTOS, NONE, Leftovers
+from ..rounds.leftovers import NONE, PHOTOS, TYPED, typed_leftovers
 from ..rounds.photo_round import PhotoRound
 from ..rounds.review import discard_review_dir, in_photo_px, new_review_dir
 from ..rounds.unsaved_review import UnsavedReview
@@ -33,6 +34,8 @@ from ..vision.label_layout import card_numbers
 
 #: The photo sets of a round, as the page names them.
 SETS = (CENTRE, LEFTOVER)
+#: The ways the leftover piles can be given (``rounds.leftovers``).
+LEFTOVER_SOURCES = (PHOTOS, TYPED, NONE)
 #: File name endings for the image types phones upload (the loader reads the bytes, not the
 #: name; the ending only keeps the kept photo recognisable).
 SUFFIXES = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp",
@@ -112,8 +115,11 @@ class Table:
             raise CardtallyError(f"Unknown photo set {label!r}: give centre or leftover.")
         open_round = self._open_or_start()
         scoring = open_round.scoring
-        if label == LEFTOVER and scoring.leftovers.source == NONE:
-            raise CardtallyError("The round says every pile is empty; untick that first.")
+        if label == LEFTOVER and scoring.leftovers.source != PHOTOS:
+            given = "typed in" if scoring.leftovers.source == TYPED else "all empty"
+            raise CardtallyError(
+                f"The round gives the leftover piles as {given}; choose photos for them first."
+            )
         taken = scoring.paths[label]
         stem = label if not taken else f"{label}-{len(taken) + 1}"
         path = scoring.review_dir / f"{stem}{SUFFIXES.get(content_type, '.img')}"
@@ -139,17 +145,32 @@ class Table:
         scoring.correct(fixer, [])
         return text
 
-    def settle(self, caller: str | None, every_pile_empty: bool) -> None:
-        """Who called out (``None``: nobody) and whether every Ligretto pile is empty (then
-        no leftover photo is needed; with leftover photos it cannot be)."""
+    def settle(self, caller: str | None, source: str, left: Mapping[str, object]) -> None:
+        """Who called out (``None``: nobody) and how the leftover piles are given (``score``'s
+        choice): ``photos``, ``typed`` (``left``: the counts by player, ``score --left
+        NAME=N``; the caller's may be left out) or ``none`` (every pile is empty)."""
         scoring = self._open_or_start().scoring
-        if every_pile_empty and scoring.paths[LEFTOVER]:
+        if source not in LEFTOVER_SOURCES:
             raise CardtallyError(
-                "The round has leftover photos, so not every pile is empty; start the round "
-                "again to drop them."
+                f"Unknown way of giving the leftover piles {source!r}: give "
+                f"{', '.join(LEFTOVER_SOURCES)}."
             )
-        scoring.caller = resolve_player(caller, scoring.game.players, "caller") if caller else None
-        scoring.leftovers = Leftovers(NONE) if every_pile_empty else FROM_PHOTOS
+        if source != PHOTOS and scoring.paths[LEFTOVER]:
+            raise CardtallyError(
+                "The round has leftover photos, so the piles are counted from them; start the "
+                "round again to drop them."
+            )
+        players = scoring.game.players
+        caller_name = resolve_player(caller, players, "--caller") if caller else None
+        texts = [f"{player}={count}" for player, count in left.items()] if source == TYPED else []
+        scoring.leftovers = typed_leftovers(source, texts, players, caller_name)
+        scoring.caller = caller_name
+
+    def fix_count(self, text: str) -> str:
+        """Correct a count before saving: ``score --fix``'s ``PLAYER=centre:+N`` or
+        ``PLAYER=pile:-N`` (the same checks). Returns the correction as kept."""
+        self._scoring().add_fixes([text.strip()])
+        return text.strip()
 
     def save(self) -> int:
         """Save the open round in the ledger (``score``'s own save); its number."""
@@ -217,8 +238,9 @@ def why_not_ready(scoring: PhotoRound) -> str | None:
     """What the round still lacks before it can be saved (``None``: nothing)."""
     if not scoring.paths[CENTRE]:
         return "photograph the centre cards first."
-    if scoring.leftovers.source != NONE and not scoring.paths[LEFTOVER]:
-        return "photograph the leftover piles, or say that every pile is empty."
+    if scoring.leftovers.source == PHOTOS and not scoring.paths[LEFTOVER]:
+        return ("photograph the leftover piles, type their counts, or say that every pile is "
+                "empty.")
     return None
 
 
@@ -245,7 +267,9 @@ def round_view(open_round: OpenRound) -> dict[str, Any]:
             for c in entry.counts
         ],
         "caller": entry.caller,
-        "every_pile_empty": scoring.leftovers.source == NONE,
+        "leftovers": scoring.leftovers.source,
+        "left": dict(scoring.leftovers.typed),
+        "fixes": list(scoring.fixes),
         "warnings": warnings,
         "to_check": scoring.cards_to_check(),
         "corrections": [text for fixer in scoring.fixers for text in fixer.texts()],

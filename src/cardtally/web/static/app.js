@@ -136,7 +136,10 @@ function showRound(round) {
   fill($("counts").tBodies[0], round.players.map((p) =>
     [p.player, p.centre, p.leftover, (p.points > 0 ? "+" : "") + p.points, p.total]));
   $("caller").value = round.caller || "";
-  $("empty-piles").checked = round.every_pile_empty;
+  showLeftovers(round);
+  options($("fix-player"), players);
+  const corrections = [...round.corrections, ...round.fixes];
+  $("corrections").textContent = corrections.length ? `Corrections: ${corrections.join(", ")}` : "";
   const notes = [...round.warnings.map((w) => `Warning: ${w}`), ...round.to_check.map((c) => `Check: ${c}`)];
   $("warnings").replaceChildren(...notes.map((text) => {
     const li = document.createElement("li");
@@ -151,6 +154,48 @@ function showRound(round) {
   for (const set of ["centre", "leftover"]) {
     for (const photo of round.photos[set]) photos.appendChild(photoFigure(photo));
   }
+}
+
+let typing = false; // "typed in" chosen here, its counts not sent yet
+
+function showLeftovers(round) {
+  const source = typing ? "typed" : round.leftovers;
+  for (const radio of document.querySelectorAll('input[name="leftovers"]')) {
+    radio.checked = radio.value === source;
+  }
+  $("left-typed").hidden = source !== "typed";
+  const inputs = $("left-inputs");
+  if (inputs.dataset.players !== players.join("\n")) {
+    inputs.dataset.players = players.join("\n");
+    inputs.replaceChildren(...players.map((player) => {
+      const label = document.createElement("label");
+      label.className = "left";
+      const input = document.createElement("input");
+      input.type = "number";
+      input.min = "0";
+      input.inputMode = "numeric";
+      input.dataset.player = player;
+      label.append(`${player} `, input);
+      return label;
+    }));
+  }
+  if (round.leftovers === "typed" && !typing) {
+    for (const input of inputs.querySelectorAll("input")) {
+      if (input !== document.activeElement) input.value = round.left[input.dataset.player] ?? "";
+    }
+  }
+}
+
+function leftoverChoice() {
+  return document.querySelector('input[name="leftovers"]:checked').value;
+}
+
+function typedCounts() {
+  const left = {};
+  for (const input of $("left-inputs").querySelectorAll("input")) {
+    if (input.value !== "") left[input.dataset.player] = Number(input.value);
+  }
+  return left;
 }
 
 function photoFigure(photo) {
@@ -224,9 +269,26 @@ async function upload(input) {
 }
 
 async function settle() {
+  const source = leftoverChoice();
   const state = await postJSON("/api/settle",
-    { caller: $("caller").value || null, every_pile_empty: $("empty-piles").checked });
-  if (state) show(state);
+    { caller: $("caller").value || null, leftovers: source,
+      left: source === "typed" ? typedCounts() : {} });
+  if (state) { typing = false; show(state); }
+}
+
+function chooseLeftovers() {
+  // Typed counts are sent once filled in ("Use these counts"); the other choices at once.
+  typing = leftoverChoice() === "typed";
+  $("left-typed").hidden = !typing;
+  if (!typing) settle();
+}
+
+async function fixCount() {
+  const change = Number($("fix-change").value);
+  if (!Number.isInteger(change) || change === 0) { fail("Give the cards to add or take away."); return; }
+  const fix = `${$("fix-player").value}=${$("fix-set").value}:${change > 0 ? "+" : ""}${change}`;
+  const state = await postJSON("/api/fix", { fix });
+  if (state) { say(`Fixed: ${fix}.`); show(state); }
 }
 
 async function save() {
@@ -245,7 +307,11 @@ for (const input of [$("centre-input"), $("leftover-input")]) {
   input.addEventListener("change", () => upload(input));
 }
 $("caller").addEventListener("change", settle);
-$("empty-piles").addEventListener("change", settle);
+for (const radio of document.querySelectorAll('input[name="leftovers"]')) {
+  radio.addEventListener("change", chooseLeftovers);
+}
+$("use-left").addEventListener("click", settle);
+$("fix").addEventListener("click", fixCount);
 $("save").addEventListener("click", save);
 $("add-seat").addEventListener("click", addSeat);
 $("new-game-form").addEventListener("submit", startGame);
