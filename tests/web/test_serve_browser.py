@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 from serve_setup import TRUTH, new_game, sample_bytes
+from typer.testing import CliRunner
 
+from cardtally.cli import app
 from cardtally.rounds.games import read_game
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), shutil.which("chromedriver")
@@ -149,3 +151,9 @@ def test_a_game_is_started_on_a_phone(no_game_url: str, browser) -> None:
     game, _ = read_game(None)
     assert [(s.player, s.deck) for s in game.seats] == players
     assert game.rules.target == 50
+    # A round saved elsewhere (here on the laptop) shows without a reload.
+    typed = [f"--center={p}=5" for p in TRUTH["players"]] + [
+        f"--leftover={p}=2" for p in TRUTH["players"]]
+    assert CliRunner().invoke(app, ["round", "add", *typed]).exit_code == 0
+    WebDriverWait(browser, 30).until(
+        until.text_to_be_present_in_element((By.ID, "game-title"), "1 round(s)"))

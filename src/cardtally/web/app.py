@@ -75,7 +75,11 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
     async def state_after(work: Callable[..., Any], *args: Any) -> JSONResponse:
         def run() -> dict[str, Any]:
             with table.lock:
-                done = work(*args)
+                try:
+                    done = work(*args)
+                finally:
+                    # Even refused work may have changed the round (e.g. opened it).
+                    table.changes += 1
                 state = table.state()
             return state if done is None else {"done": done, **state}
 
@@ -88,6 +92,15 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
 
     async def state(request: Request) -> JSONResponse:
         return JSONResponse(await locked(table.state))
+
+    async def version(request: Request) -> Response:
+        # Polled every few seconds by every phone: no lock (a photo may be being counted),
+        # and a 304 where the phone already has this version.
+        tag = f'"{await run_in_threadpool(table.version)}"'
+        if request.headers.get("if-none-match") == tag:
+            return Response(status_code=304, headers={"ETag": tag})
+        return JSONResponse({"version": tag.strip('"')},
+                            headers={"ETag": tag, "Cache-Control": "no-cache"})
 
     async def photo(request: Request) -> Response:
         label = request.query_params.get("set", "")
@@ -164,6 +177,7 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
     routes = [
         Route("/", page),
         Route("/api/state", state),
+        Route("/api/version", version),
         Route("/api/photo", photo, methods=["POST"]),
         Route("/api/card", card, methods=["POST"]),
         Route("/api/settle", settle, methods=["POST"]),

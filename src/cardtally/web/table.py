@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CardtallyError
+from ..home import decks_dir, ledger_path
 from ..rounds.card_fixes import CardFixer, parse_card_fixes
 from ..rounds.evidence import CENTRE, LEFTOVER
 from ..rounds.games import game_json, open_for_changes, open_for_reading, start_game
@@ -61,6 +62,20 @@ class Table:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.open: OpenRound | None = None
+        #: Changes made through the page so far (part of :meth:`version`).
+        self.changes = 0
+
+    def version(self) -> str:
+        """A tag of what the page shows, for the phones to poll: it changes with every change
+        made on the page and whenever the ledger or the decks folder changes on disk (a round
+        saved or a deck calibrated on the laptop). Cheap, and taken without the lock."""
+        stamps = [str(self.changes)]
+        for path in (ledger_path(), decks_dir()):
+            try:
+                stamps.append(str(path.stat().st_mtime_ns))
+            except OSError:
+                stamps.append("0")
+        return "-".join(stamps)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -69,6 +84,7 @@ class Table:
         and what a new game can be started with (the calibrated decks, the rule sets)."""
         choices = {"decks": [path.stem for path in profile_paths()],
                    "rule_sets": list(RULE_SETS)}
+        choices["version"] = self.version()
         no_game = {"game": None, "round": None, **choices,
                    "hint": f"No game yet. Start one with: {NEW_GAME_HINT}"}
         ledger = open_for_reading()

@@ -17,11 +17,14 @@ function fail(text) { $("error").textContent = text; }
 async function call(path, options = {}, params = {}) {
   fail("");
   let response;
+  busy += 1;
   try {
     response = await fetch(api(path, params), options);
   } catch (err) {
     fail("The laptop cannot be reached: is cardtally serve still running?");
     return null;
+  } finally {
+    busy -= 1;
   }
   const body = await response.json().catch(() => ({ error: `The laptop answered ${response.status}.` }));
   if (!response.ok) {
@@ -250,9 +253,34 @@ function askWhose(photo, card) {
   dialog.showModal();
 }
 
+let version = null; // of the state shown
+let busy = 0; // requests of this page in flight
+
 function show(state) {
+  version = state.version;
   showGame(state);
   showRound(state.round);
+}
+
+// Another phone's photo, correction or saved round (or a round saved on the laptop) shows
+// here within a few seconds: poll the small version tag, fetch the state when it changes.
+const POLL_MS = 2500;
+
+async function poll() {
+  if (document.hidden || busy || $("card-dialog").open || version === null) return;
+  let response;
+  try {
+    response = await fetch(api("/api/version"), { cache: "no-store" });
+  } catch (err) {
+    return;
+  }
+  if (!response.ok) return;
+  const { version: now } = await response.json();
+  if (now === version || busy) return;
+  // Not through call(): a message this phone shows stays until its own next action.
+  const state = await fetch(api("/api/state"), { cache: "no-store" })
+    .then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (state && !busy) show(state);
 }
 
 async function upload(input) {
@@ -317,3 +345,4 @@ $("add-seat").addEventListener("click", addSeat);
 $("new-game-form").addEventListener("submit", startGame);
 $("discard").addEventListener("click", discard);
 call("/api/state").then((state) => { if (state) show(state); });
+setInterval(poll, POLL_MS);
