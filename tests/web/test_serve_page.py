@@ -43,7 +43,7 @@ def test_the_page_is_served_with_its_inputs_and_no_external_assets(client: TestC
     page = client.get(f"/?token={TOKEN}")
     assert page.status_code == 200
     html = page.text
-    assert html.count('accept="image/*" capture="environment"') == 2
+    assert html.count('accept="image/*" capture="environment"') == 3
     assert "<noscript>" in html and "http" not in html.replace('http-equiv', '')
     for asset in ("/static/app.js", "/static/style.css"):
         assert asset in html

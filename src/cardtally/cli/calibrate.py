@@ -3,46 +3,15 @@ backs."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import replace as replace_fields
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..errors import CardtallyError
-from ..vision.calibrate import (
-    CARDS_PER_PHOTO,
-    MAX_PHOTOS,
-    Calibration,
-    calibrate_deck,
-    check_photo_count,
-)
-from ..vision.decks import (
-    check_deck_name,
-    check_photos_are_new,
-    current_decks,
-    profile_path,
-    write_profile,
-)
-from ..vision.load import check_photo_path, read_photo_bytes
+from ..deck_calibration import calibrate_from_photos
+from ..vision.calibrate import CARDS_PER_PHOTO, MAX_PHOTOS
 from .app import app
-
-
-def calibration_json(deck: str, n_photos: int, result: Calibration) -> dict:
-    """The ``calibrate --json`` object: the deck, what it was learnt from, its look-alike."""
-    closest = result.closest
-    return {
-        "deck": deck,
-        "photos": n_photos,
-        "cards": result.n_cards,
-        "face_up_skipped": result.n_face_up,
-        "outliers_skipped": result.n_outliers,
-        "threshold": round(result.profile.threshold, 4),
-        "confused_with": None if closest is None else {
-            "deck": closest.deck, "share": round(closest.share, 4)},
-    }
 
 
 @app.command("calibrate")
@@ -63,38 +32,11 @@ def calibrate(
     ] = False,
 ) -> None:
     """Learn what DECK's card backs look like, from photos showing only that deck."""
-    check_photo_count(len(photos))
-    # A missing photo is bad input, not wrong usage: one `Error:` line and exit 1, as `count`.
-    for photo in photos:
-        check_photo_path(photo)
-    check_deck_name(deck)
-    if profile_path(deck).exists() and not replace:
-        raise CardtallyError(
-            f"Deck {deck!r} is already calibrated; add --replace to calibrate it again."
-        )
-    digests = [hashlib.sha256(read_photo_bytes(photo)).hexdigest() for photo in photos]
-    check_photos_are_new(deck, photos, digests)
-    result = calibrate_deck(deck, photos, current_decks())
-    write_profile(replace_fields(result.profile, photo_sha256=tuple(digests)), replace=replace)
-    plural = "s" if len(photos) != 1 else ""
-    skipped = []
-    if result.n_face_up:
-        skipped.append(f"{result.n_face_up} face up")
-    if result.n_outliers:
-        skipped.append(f"{result.n_outliers} not matching the others")
-    note = f" (skipped {', '.join(skipped)})" if skipped else ""
+    done = calibrate_from_photos(deck, photos, replace)
     # The result is data (stdout); with --json the JSON is, and the sentence goes to stderr.
-    typer.echo(
-        f"Calibrated deck {deck!r} from {result.n_cards} cards in {len(photos)} photo{plural}"
-        f"{note}.", err=as_json,
-    )
-    closest = result.closest
-    if closest is not None:
-        typer.echo(
-            f"Warning: deck {deck!r} is easily confused with deck {closest.deck!r} "
-            f"({closest.share:.0%} of its calibration views are as close to it); their cards are "
-            "told apart only where what differs (e.g. a symbol) shows: lay the cards out so that "
-            "it does, or expect unknown or mixed-up cards.", err=True,
-        )
+    typer.echo(done.summary(), err=as_json)
+    warning = done.look_alike()
+    if warning is not None:
+        typer.echo(f"Warning: {warning}", err=True)
     if as_json:
-        typer.echo(json.dumps(calibration_json(deck, len(photos), result)))
+        typer.echo(json.dumps(done.to_json()))

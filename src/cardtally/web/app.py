@@ -106,27 +106,20 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
         label = request.query_params.get("set", "")
         if label not in SETS:
             return error_response(f"Unknown photo set {label!r}: give centre or leftover.", 400)
-        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        # A phone's camera says image/...; a file picker may give no type at all (then the
-        # browser sends octet-stream): the loader, which reads the bytes, decides.
-        if not (content_type.startswith("image/") or content_type == "application/octet-stream"):
-            return error_response(
-                f"Only photos can be uploaded (this file is {content_type or 'of no type'}).", 415
-            )
-        too_big = error_response(
-            f"The photo is larger than {MAX_PHOTO_BYTES // (1024 * 1024)} MB; take it at a "
-            "lower resolution.", 413
-        )
-        length = request.headers.get("content-length", "")
-        if length.isdigit() and int(length) > MAX_PHOTO_BYTES:
-            return too_big
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_PHOTO_BYTES:
-                return too_big
-            chunks.append(chunk)
-        return await state_after(table.add_photo, label, b"".join(chunks), content_type)
+        data, content_type = await uploaded_photo(request)
+        return await state_after(table.add_photo, label, data, content_type)
+
+    async def calibration_photo(request: Request) -> Response:
+        data, content_type = await uploaded_photo(request)
+        return await state_after(table.add_calibration_photo, data, content_type)
+
+    async def calibrate(request: Request) -> JSONResponse:
+        body = await json_body(request)
+        return await state_after(table.calibrate, str(body.get("deck") or "").strip(),
+                                 bool(body.get("replace")))
+
+    async def drop_calibration(request: Request) -> JSONResponse:
+        return await state_after(table.calibration.drop)
 
     async def card(request: Request) -> JSONResponse:
         body = await json_body(request)
@@ -172,7 +165,7 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
         return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     async def refused(request: Request, exc: Exception) -> Response:
-        return error_response(str(exc), 400)
+        return error_response(str(exc), getattr(exc, "status", 400))
 
     routes = [
         Route("/", page),
@@ -185,11 +178,49 @@ def create_app(token: str, table: Table | None = None) -> ASGIApp:
         Route("/api/game", new_game, methods=["POST"]),
         Route("/api/save", save, methods=["POST"]),
         Route("/api/discard", discard, methods=["POST"]),
+        Route("/api/calibration/photo", calibration_photo, methods=["POST"]),
+        Route("/api/calibration/drop", drop_calibration, methods=["POST"]),
+        Route("/api/calibrate", calibrate, methods=["POST"]),
         Route("/api/review/{label}/{index:int}", review),
         Mount("/static", StaticFiles(packages=[STATIC_PACKAGE]), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={CardtallyError: refused})
     return TokenGate(app, token)
+
+
+class UploadRefused(CardtallyError):
+    """An upload refused before it is read as a photo (its type or size); ``status``: the HTTP
+    status the page gets."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def uploaded_photo(request: Request) -> tuple[bytes, str]:
+    """The photo a POST carries as its body, and its content type; refused (415, 413) when it
+    is not a photo's type or larger than :data:`MAX_PHOTO_BYTES`, before it is all read."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    # A phone's camera says image/...; a file picker may give no type at all (then the
+    # browser sends octet-stream): the loader, which reads the bytes, decides.
+    if not (content_type.startswith("image/") or content_type == "application/octet-stream"):
+        raise UploadRefused(
+            f"Only photos can be uploaded (this file is {content_type or 'of no type'}).", 415
+        )
+    too_big = UploadRefused(
+        f"The photo is larger than {MAX_PHOTO_BYTES // (1024 * 1024)} MB; take it at a lower "
+        "resolution.", 413
+    )
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_PHOTO_BYTES:
+        raise too_big
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_PHOTO_BYTES:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks), content_type
 
 
 async def json_body(request: Request) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from ..scoring.rules import RULE_SETS, get_rules, with_overrides
 from ..vision.count import PhotoCount, check_distinct_photos
 from ..vision.decks import profile_paths
 from ..vision.label_layout import card_numbers
+from .calibration_photos import CalibrationPhotos
 
 #: The photo sets of a round, as the page names them.
 SETS = (CENTRE, LEFTOVER)
@@ -64,6 +65,7 @@ class Table:
         self.open: OpenRound | None = None
         #: Changes made through the page so far (part of :meth:`version`).
         self.changes = 0
+        self.calibration = CalibrationPhotos()
 
     def version(self) -> str:
         """A tag of what the page shows, for the phones to poll: it changes with every change
@@ -85,6 +87,7 @@ class Table:
         choices = {"decks": [path.stem for path in profile_paths()],
                    "rule_sets": list(RULE_SETS)}
         choices["version"] = self.version()
+        choices["calibration"] = {"photos": [path.name for path in self.calibration.paths]}
         no_game = {"game": None, "round": None, **choices,
                    "hint": f"No game yet. Start one with: {NEW_GAME_HINT}"}
         ledger = open_for_reading()
@@ -187,6 +190,17 @@ class Table:
         ``PLAYER=pile:-N`` (the same checks). Returns the correction as kept."""
         self._scoring().add_fixes([text.strip()])
         return text.strip()
+
+    def add_calibration_photo(self, data: bytes, content_type: str) -> None:
+        """Keep an uploaded photo of a deck's backs for the next calibration."""
+        self.calibration.add(data, SUFFIXES.get(content_type, ".img"))
+
+    def calibrate(self, deck: str, replace: bool) -> dict[str, str | None]:
+        """Calibrate ``deck`` from the photos uploaded for it (``cardtally calibrate``'s use
+        case): what to tell the user (``summary``, and ``warning`` where it looks like another
+        deck)."""
+        done = self.calibration.calibrate(deck, replace)
+        return {"summary": done.summary(), "warning": done.look_alike()}
 
     def save(self) -> int:
         """Save the open round in the ledger (``score``'s own save); its number."""

@@ -113,7 +113,8 @@ async function startGame(event) {
 
 function showGame(state) {
   const game = state.game;
-  $("hint").textContent = state.hint || "";
+  $("hint").textContent = game ? "" :
+    "No game yet: start one under New game (calibrate each deck first, at the bottom).";
   $("round").hidden = !game;
   showChoices(state);
   if (!game) {
@@ -260,6 +261,48 @@ function show(state) {
   version = state.version;
   showGame(state);
   showRound(state.round);
+  showCalibration(state.calibration);
+}
+
+// -- calibrating a deck -------------------------------------------------------------------------
+
+function showCalibration(calibration) {
+  const n = calibration.photos.length;
+  $("calibration-photos").textContent = n ? `${n} photo(s) ready: ${calibration.photos.join(", ")}` : "";
+  $("calibrate-deck").disabled = n === 0;
+  $("drop-calibration").hidden = n === 0;
+}
+
+async function addCalibrationPhoto() {
+  const input = $("calibration-input");
+  const file = input.files[0];
+  if (!file) return;
+  say("Reading the photo...");
+  const state = await call("/api/calibration/photo", {
+    method: "POST", headers: { "Content-Type": file.type || "application/octet-stream" }, body: file,
+  });
+  input.value = "";
+  say(state ? "The photo is ready." : "");
+  if (state) show(state);
+}
+
+async function calibrateDeck() {
+  const deck = $("deck-name").value.trim();
+  say(`Calibrating ${deck || "the deck"}...`);
+  $("calibrated").textContent = "";
+  const state = await postJSON("/api/calibrate", { deck, replace: $("replace-deck").checked });
+  say("");
+  if (!state) return;
+  const { summary, warning } = state.done;
+  $("calibrated").textContent = warning ? `${summary} Warning: ${warning}` : summary;
+  $("deck-name").value = "";
+  $("replace-deck").checked = false;
+  show(state);
+}
+
+async function dropCalibration() {
+  const state = await call("/api/calibration/drop", { method: "POST" });
+  if (state) show(state);
 }
 
 // Another phone's photo, correction or saved round (or a round saved on the laptop) shows
@@ -342,6 +385,9 @@ $("use-left").addEventListener("click", settle);
 $("fix").addEventListener("click", fixCount);
 $("save").addEventListener("click", save);
 $("add-seat").addEventListener("click", addSeat);
+$("calibration-input").addEventListener("change", addCalibrationPhoto);
+$("calibrate-deck").addEventListener("click", calibrateDeck);
+$("drop-calibration").addEventListener("click", dropCalibration);
 $("new-game-form").addEventListener("submit", startGame);
 $("discard").addEventListener("click", discard);
 call("/api/state").then((state) => { if (state) show(state); });
