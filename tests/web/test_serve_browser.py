@@ -4,6 +4,8 @@ round is saved. Skipped where Debian's chromium and chromium-driver (or selenium
 
 from __future__ import annotations
 
+import io
+import os
 import shutil
 import socket
 import threading
@@ -11,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from serve_setup import TRUTH, new_game, sample_bytes
+from serve_setup import SAMPLES, TRUTH, new_game, sample_bytes
 from typer.testing import CliRunner
 
 from cardtally.cli import app
@@ -79,13 +81,19 @@ def serve() -> Iterator[str]:
 
 @pytest.fixture
 def browser() -> Iterator[webdriver.Chrome]:
+    yield from phone_browser(3.0)
+
+
+def phone_browser(pixel_ratio: float) -> Iterator[webdriver.Chrome]:
+    """Headless Chromium with a phone's screen (``PHONE_WH`` CSS pixels, ``pixel_ratio``
+    device pixels to one), closed when done."""
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                      f"--window-size={PHONE_WH[0]},{PHONE_WH[1]}"):
         options.add_argument(argument)
     options.add_experimental_option("mobileEmulation", {
-        "deviceMetrics": {"width": PHONE_WH[0], "height": PHONE_WH[1], "pixelRatio": 3.0,
+        "deviceMetrics": {"width": PHONE_WH[0], "height": PHONE_WH[1], "pixelRatio": pixel_ratio,
                           "touch": True}})
     driver = webdriver.Chrome(options=options,
                               service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
@@ -96,6 +104,7 @@ def browser() -> Iterator[webdriver.Chrome]:
 
 
 def wait_for_status(driver, text: str) -> None:
+    """Wait until the page's status line says ``text`` (counting a photo takes seconds)."""
     WebDriverWait(driver, 120).until(until.text_to_be_present_in_element((By.ID, "status"), text))
 
 
@@ -157,3 +166,82 @@ def test_a_game_is_started_on_a_phone(no_game_url: str, browser) -> None:
     assert CliRunner().invoke(app, ["round", "add", *typed]).exit_code == 0
     WebDriverWait(browser, 30).until(
         until.text_to_be_present_in_element((By.ID, "game-title"), "1 round(s)"))
+
+
+#: Where the screenshots go: docs/serve/ with CARDTALLY_SCREENSHOTS=docs/serve (to regenerate
+#: the ones docs/serve.md shows), else a temporary folder.
+SCREENSHOTS_ENV = "CARDTALLY_SCREENSHOTS"
+#: Each screenshot's largest size, to keep the repository small.
+MAX_SCREENSHOT_BYTES = 200_000
+
+
+def save_screenshot(driver, folder: Path, name: str) -> Path:
+    """The page as the phone shows it now, as ``folder/name.png``: 128 colours, undithered, compressed
+    hard (the review images' photos would make it several times larger)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB")
+    path = folder / f"{name}.png"
+    image.quantize(128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
+        path, optimize=True)
+    return path
+
+
+def scroll_to(driver, element_id: str) -> None:
+    driver.execute_script("document.getElementById(arguments[0]).scrollIntoView({block: 'start'})",
+                          element_id)
+
+
+@pytest.fixture
+def screenshots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_screenshots_of_the_page_at_a_phone_size(
+    no_game_url: str, screenshots: Path, tmp_path: Path,
+) -> None:
+    """The page's screenshots in docs/serve.md, taken along a game: the new game form, a
+    counted round, the card dialog, a deck's calibration photo."""
+    driver = next(shots := phone_browser(1.0))
+    try:
+        driver.get(no_game_url)
+        WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".seat"))
+        driver.find_element(By.ID, "add-seat").click()
+        for row, (player, deck) in zip(driver.find_elements(By.CSS_SELECTOR, ".seat"),
+                                       TRUTH["players"].items(), strict=True):
+            row.find_element(By.CLASS_NAME, "seat-player").send_keys(player)
+            Select(row.find_element(By.CLASS_NAME, "seat-deck")).select_by_value(deck)
+        paths = [save_screenshot(driver, screenshots, "new-game")]
+        driver.find_element(By.ID, "start-game").click()
+        wait_for_status(driver, "Game 1 is started.")
+        for label in ("centre", "leftover"):
+            photo = tmp_path / f"{label}.jpg"
+            photo.write_bytes(sample_bytes(f"{label}.jpg"))
+            driver.find_element(By.ID, f"{label}-input").send_keys(str(photo))
+            wait_for_status(driver, f"The {label} photo is counted.")
+        Select(driver.find_element(By.ID, "caller")).select_by_value(TRUTH["caller"])
+        WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, CARDS))
+        driver.execute_script("window.scrollTo(0, 0)")
+        paths.append(save_screenshot(driver, screenshots, "round"))
+        scroll_to(driver, "photos")
+        paths.append(save_screenshot(driver, screenshots, "review"))
+        number = driver.execute_script(TOPMOST_CARD, CARDS)
+        driver.find_element(By.CSS_SELECTOR, f"{CARDS}[data-number='{number}']").click()
+        paths.append(save_screenshot(driver, screenshots, "card"))
+        driver.find_element(By.CSS_SELECTOR, "#card-dialog button[value='cancel']").click()
+        driver.find_element(By.ID, "calibrate-title").click()
+        driver.find_element(By.ID, "deck-name").send_keys("blue-sun")
+        photo = tmp_path / "blue-sun.jpg"
+        photo.write_bytes(SAMPLES.joinpath("calibration", "teal-ben.jpg").read_bytes())
+        driver.find_element(By.ID, "calibration-input").send_keys(str(photo))
+        wait_for_status(driver, "The photo is ready.")
+        scroll_to(driver, "calibrate")
+        paths.append(save_screenshot(driver, screenshots, "calibrate"))
+    finally:
+        shots.close()
+    for path in paths:
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert 0 < len(data) <= MAX_SCREENSHOT_BYTES, (path.name, len(data))

@@ -117,6 +117,7 @@ function showGame(state) {
     "No game yet: start one under New game (calibrate each deck first, at the bottom).";
   $("round").hidden = !game;
   showChoices(state);
+  $("totals").hidden = !game;
   if (!game) {
     $("game-title").textContent = "Game";
     fill($("totals").tBodies[0], []);
