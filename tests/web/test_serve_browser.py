@@ -168,6 +168,38 @@ def test_a_game_is_started_on_a_phone(no_game_url: str, browser) -> None:
         until.text_to_be_present_in_element((By.ID, "game-title"), "1 round(s)"))
 
 
+def test_typed_leftovers_and_a_fixed_count_on_a_phone(server_url: str, browser, tmp_path: Path
+                                                      ) -> None:
+    browser.get(server_url)
+    WebDriverWait(browser, 30).until(
+        until.text_to_be_present_in_element((By.ID, "game-title"), "Game 1"))
+    photo = tmp_path / "centre.jpg"
+    photo.write_bytes(sample_bytes("centre.jpg"))
+    browser.find_element(By.ID, "centre-input").send_keys(str(photo))
+    wait_for_status(browser, "The centre photo is counted.")
+    Select(browser.find_element(By.ID, "caller")).select_by_value("Anna")
+    browser.find_element(By.CSS_SELECTOR, "input[name='leftovers'][value='typed']").click()
+    for player, count in (("Ben", "3"), ("Cleo", "5")):
+        browser.find_element(By.CSS_SELECTOR, f"#left-inputs input[data-player='{player}']"
+                             ).send_keys(count)
+    browser.find_element(By.ID, "use-left").click()
+    WebDriverWait(browser, 30).until(lambda d: "left" not in d.find_element(By.ID, "missing").text)
+    browser.find_element(By.CSS_SELECTOR, "#fix-box summary").click()
+    Select(browser.find_element(By.ID, "fix-player")).select_by_value("Ben")
+    browser.find_element(By.ID, "fix").click()
+    wait_for_status(browser, "Fixed: Ben=centre:+1.")
+    assert browser.find_element(By.ID, "error").text == ""
+    assert browser.find_element(By.ID, "corrections").text == "Corrections: Ben=centre:+1"
+    browser.find_element(By.ID, "save").click()
+    wait_for_status(browser, "Round 1 is saved.")
+    game, _ = read_game(None)
+    (saved,) = game.rounds
+    assert saved.entry.caller == "Anna"
+    assert [c.pile_cards for c in saved.entry.counts] == [0, 3, 5]
+    assert saved.evidence["leftover_source"] == "typed"
+    assert saved.evidence["fixes"] == ["Ben=centre:+1"]
+
+
 #: Where the screenshots go: docs/serve/ with CARDTALLY_SCREENSHOTS=docs/serve (to regenerate
 #: the ones docs/serve.md shows), else a temporary folder.
 SCREENSHOTS_ENV = "CARDTALLY_SCREENSHOTS"
