@@ -42,6 +42,11 @@ def calibration_json(deck: str, n_photos: int, result: Calibration) -> dict:
         "threshold": round(result.profile.threshold, 4),
         "confused_with": None if closest is None else {
             "deck": closest.deck, "share": round(closest.share, 4)},
+        # Card-frame pixels (x0, y0, x1, y1) of the new deck's back where it differs from each.
+        "look_alikes": [
+            {"deck": a.deck, "where": a.where,
+             "windows": [[w.x0, w.y0, w.x1, w.y1] for w in a.windows]}
+            for a in result.look_alikes.decks],
     }
 
 
@@ -88,7 +93,19 @@ def calibrate(
         f"Calibrated deck {deck!r} from {result.n_cards} cards in {len(photos)} photo{plural}"
         f"{note}.", err=as_json,
     )
-    closest = result.closest
+    for alike in result.look_alikes.decks:
+        typer.echo(
+            f"Warning: deck {deck!r} differs from deck {alike.deck!r} only in {alike.where} of "
+            "the card; their cards are told apart only where that shows: lay the cards out so "
+            "that it does, or expect unknown or mixed-up cards.", err=True,
+        )
+    for other in result.look_alikes.unchecked:
+        typer.echo(
+            f"Warning: deck {other!r} was calibrated by an older cardtally that did not keep its "
+            f"card back, so deck {deck!r} was not compared with it; calibrate it again with "
+            f"'cardtally calibrate {other} PHOTO... --replace'.", err=True,
+        )
+    closest = result.closest_unexplained
     if closest is not None:
         typer.echo(
             f"Warning: deck {deck!r} is easily confused with deck {closest.deck!r} "
