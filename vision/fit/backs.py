@@ -60,8 +60,8 @@ def encode_back(back: CalibratedBack) -> dict[str, str]:
 
 def decode_back(deck_name: str, data: Mapping[str, str]) -> CalibratedBack:
     """Inverse of :func:`encode_back`; raises ValueError (or TypeError, KeyError) on bad data."""
-    back = _png_pixels(data["back_png"], cv2.IMREAD_COLOR)
-    spread = _png_pixels(data["spread_png"], cv2.IMREAD_GRAYSCALE).astype(np.float32)
+    back = _png_pixels(data["back_png"], cv2.IMREAD_UNCHANGED)
+    spread = _png_pixels(data["spread_png"], cv2.IMREAD_UNCHANGED).astype(np.float32)
     return CalibratedBack(deck_name, back, spread)
 
 

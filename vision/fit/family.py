@@ -29,6 +29,8 @@ BLUR_PX = 1.0
 LOCAL_SLACK_PX = 1
 #: A pixel differs where the backs are this many spreads apart ...
 DIFFER_SPREADS = 3.0
+#: ... and a window takes in the pixels around it this many spreads apart ...
+GROW_SPREADS = 1.5
 #: ... with this floor (grey levels) added to the spreads: JPEG and print noise.
 NOISE_FLOOR = 8.0
 #: One colour channel's gain may differ from the others' by at most this factor (a colour cast
@@ -41,7 +43,7 @@ JOIN_PX = 11
 #: Smaller windows (px, after joining) are noise.
 MIN_WINDOW_PX = 12
 #: Margin (px) added around each window.
-WINDOW_MARGIN_PX = 2
+WINDOW_MARGIN_PX = 4
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,9 @@ def _third(centre: float, size: int) -> int:
 def family_windows(back_a: CalibratedBack, back_b: CalibratedBack) -> tuple[FrameWindow, ...]:
     """The windows of ``back_a``'s card frame where it differs from ``back_b`` lying either way
     up (module doc); largest first. None: no part of the card tells the two apart."""
-    differs = _differs(back_a, back_b.back_bgr, back_b.spread)
-    differs &= _differs(back_a, back_b.turned_bgr, back_b.spread[::-1, ::-1])
-    return _windows(differs)
+    spreads_apart = np.minimum(_distance(back_a, back_b.back_bgr, back_b.spread),
+                               _distance(back_a, back_b.turned_bgr, back_b.spread[::-1, ::-1]))
+    return _windows(spreads_apart)
 
 
 def describe_windows(windows: tuple[FrameWindow, ...]) -> str:
@@ -95,8 +97,8 @@ def describe_windows(windows: tuple[FrameWindow, ...]) -> str:
     return ", ".join(places[:-1]) + " and " + places[-1]
 
 
-def _differs(back_a: CalibratedBack, other_bgr: np.ndarray, other_spread: np.ndarray) -> np.ndarray:
-    """(H, W) bool: where ``back_a`` differs from the other back lying this way up."""
+def _distance(back_a: CalibratedBack, other_bgr: np.ndarray, other_spread: np.ndarray) -> np.ndarray:
+    """(H, W) float32: how many spreads ``back_a`` is from the other back lying this way up."""
     a = _blurred(back_a.back_bgr)
     b = _blurred(other_bgr)
     dx, dy = _best_shift(a, b)
@@ -112,7 +114,7 @@ def _differs(back_a: CalibratedBack, other_bgr: np.ndarray, other_spread: np.nda
             distance = np.sqrt(((a - moved) ** 2).mean(axis=2))
             nearest = np.minimum(nearest, distance)
     noise = np.sqrt(back_a.spread**2 + b_spread**2 + NOISE_FLOOR**2)
-    return nearest > DIFFER_SPREADS * noise
+    return (nearest / noise).astype(np.float32)
 
 
 def _blurred(bgr: np.ndarray) -> np.ndarray:
@@ -159,19 +161,21 @@ def _colours_onto(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (b * gain + offset).astype(np.float32)
 
 
-def _windows(differs: np.ndarray) -> tuple[FrameWindow, ...]:
-    mask = differs.astype(np.uint8)
-    # Lone pixels are noise; what is left is joined with its near neighbours into windows.
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    joined = cv2.dilate(mask, np.ones((JOIN_PX, JOIN_PX), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
-    height, width = differs.shape
+def _windows(spreads_apart: np.ndarray) -> tuple[FrameWindow, ...]:
+    # Hysteresis: pixels clearly apart start a window, which takes in the pixels around them
+    # that are less clearly apart (a symbol's faint parts); lone pixels are noise.
+    strong = cv2.morphologyEx((spreads_apart > DIFFER_SPREADS).astype(np.uint8), cv2.MORPH_OPEN,
+                              np.ones((2, 2), np.uint8))
+    weak = ((spreads_apart > GROW_SPREADS) | (strong > 0)).astype(np.uint8)
+    joined = cv2.dilate(weak, np.ones((JOIN_PX, JOIN_PX), np.uint8))
+    n, labels = cv2.connectedComponents(joined, connectivity=8)
+    height, width = spreads_apart.shape
     boxes = []
     for k in range(1, n):
-        inside = (labels == k) & (mask > 0)
-        if inside.sum() < MIN_WINDOW_PX:
+        component = labels == k
+        if (component & (strong > 0)).sum() < MIN_WINDOW_PX:
             continue
-        ys, xs = np.nonzero(inside)
+        ys, xs = np.nonzero(component & (weak > 0))
         m = WINDOW_MARGIN_PX
         boxes.append([max(0, xs.min() - m), max(0, ys.min() - m),
                       min(width, xs.max() + 1 + m), min(height, ys.max() + 1 + m)])
