@@ -24,6 +24,10 @@ BACK_MIN_VISIBLE = 0.5
 #: Cards whose registered frame correlates less than this with the median of the others are
 #: left out (an outline that merged two cards or cut one: its print sits elsewhere in the frame).
 BACK_MIN_AGREEMENT = 0.6
+#: ... or agree this much less than the median card, where that is lower.
+AGREEMENT_SLACK = 0.2
+#: Size (W, H) at which cards are compared for agreement: the card frame at 1/4.
+AGREEMENT_WH = (32, 49)
 #: Largest shift (card-frame px) searched when registering a card on the reference: the
 #: detector's outlines are off by about a pixel or two at this frame size.
 REGISTER_SHIFT_PX = 3
@@ -31,6 +35,8 @@ REGISTER_SHIFT_PX = 3
 REGISTER_BLUR_PX = 1.0
 #: Fewest cards that show a pixel for its spread to be measured there.
 MIN_CARDS_FOR_SPREAD = 3
+#: ... or this (grey levels) where no pixel is shown by that many cards.
+FEW_CARDS_SPREAD = 32.0
 #: MAD to standard deviation for normally distributed values.
 MAD_TO_SIGMA = 1.4826
 #: Spread (grey levels) of a pixel no card shows: weigh it as nothing.
@@ -69,7 +75,11 @@ def build_back(deck_name: str, frames: Sequence[tuple[np.ndarray, np.ndarray]]) 
     for _ in range(2):
         reference = _median_card([_register(card, reference)[0] for card in cards])
     placed = [_register(card, reference) for card in cards]
-    placed = [p for p in placed if _agreement(p[0], reference) >= BACK_MIN_AGREEMENT] or placed[:1]
+    agreement = [_agreement(card, reference) for card, _ in placed]
+    # An all-over pattern (dots, a maze) has little layout to agree on: there the cards need
+    # only agree about as well as the deck's typical card does.
+    least = min(BACK_MIN_AGREEMENT, float(np.median(agreement)) - AGREEMENT_SLACK)
+    placed = [p for p, a in zip(placed, agreement, strict=True) if a >= least] or placed[:1]
     # Registered on one card's outline, the back would sit wherever that outline put it; moved
     # by the cards' median shift, it sits where the outlines put it on the whole.
     dx, dy = (int(round(float(np.median([shift[k] for _, shift in placed])))) for k in (0, 1))
@@ -154,10 +164,14 @@ def _median_card(cards: list[RegisteredCard]) -> RegisteredCard:
 
 
 def _agreement(card: RegisteredCard, reference: RegisteredCard) -> float:
-    both = card.mask & reference.mask
+    """Correlation of the two cards' layouts: grey, at :data:`AGREEMENT_WH` (a fine printed
+    pattern, misregistered by a pixel, would otherwise decorrelate cards of one design)."""
+    both = cv2.resize((card.mask & reference.mask).astype(np.float32), AGREEMENT_WH,
+                      interpolation=cv2.INTER_AREA) > 0.99
     if both.sum() < 16:
         return -1.0
-    a, b = _grey(card.frame)[both], _grey(reference.frame)[both]
+    a, b = (cv2.resize(_grey(c.frame), AGREEMENT_WH, interpolation=cv2.INTER_AREA)[both]
+            for c in (card, reference))
     a, b = a - a.mean(), b - b.mean()
     return float((a * b).sum() / max(np.sqrt((a * a).sum() * (b * b).sum()), 1e-12))
 
@@ -182,8 +196,9 @@ def _spread(cards: list[RegisteredCard], median: RegisteredCard) -> np.ndarray:
     enough = n_shown >= MIN_CARDS_FOR_SPREAD
     if enough.any():
         spread[enough] = MAD_TO_SIGMA * np.nanmedian(deviation[:, enough], axis=0)
-        few = (n_shown > 0) & ~enough
-        spread[few] = np.percentile(spread[enough], FEW_CARDS_SPREAD_PERCENTILE)
+    few = (n_shown > 0) & ~enough
+    spread[few] = (np.percentile(spread[enough], FEW_CARDS_SPREAD_PERCENTILE) if enough.any()
+                   else FEW_CARDS_SPREAD)
     return spread.astype(np.float32)
 
 
