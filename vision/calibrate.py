@@ -7,7 +7,7 @@ strip of the back looks like, not only the whole card.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +19,9 @@ from .clustering import average_linkage
 from .decks import DeckProfile, DeckSet, check_embedding_dim, now_iso
 from .detections import CardDetections
 from .embed import BackEmbedder, Embeddings, default_embedder
+from .fit.back_median import build_back
 from .load import load_distinct_images
+from .look_alikes import LookAlikes, look_alikes
 from .rectify import CROP_PX, INPUT_CHANNELS, normalise_crop, rectify_card
 from .templates import build_template, normalised_frame
 
@@ -89,6 +91,8 @@ class CalibrationCrops:
     turned: np.ndarray
     #: Per physical card: its normalised template-size frame and mask (``vision.templates``).
     card_frames: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
+    #: Per physical card: the rectified card (card frame, uint8) and its visible mask.
+    card_backs: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
 
     def __post_init__(self) -> None:
         m = len(self.card_index)
@@ -123,11 +127,21 @@ class Calibration:
     own_similarity_percentiles: tuple[float, ...] = field(default=())
     #: 90, 95, 99, 99.5, 100th percentile of random other backs' similarity to the deck.
     impostor_similarity_percentiles: tuple[float, ...] = field(default=())
+    #: Calibrated decks whose backs differ from this one only in small windows.
+    look_alikes: LookAlikes = field(default=LookAlikes())
 
     @property
     def closest(self) -> Confusion | None:
         """The existing deck most confusable with the new one, if any is confusable."""
         return max(self.confusions, key=lambda c: c.share) if self.confusions else None
+
+    @property
+    def closest_unexplained(self) -> Confusion | None:
+        """:attr:`closest`, unless the look-alikes already say where the two decks differ."""
+        closest = self.closest
+        if closest is None or closest.deck in {a.deck for a in self.look_alikes.decks}:
+            return None
+        return closest
 
 
 def _subview_masks(mask: np.ndarray) -> list[np.ndarray]:
@@ -161,6 +175,7 @@ def calibration_crops(images_bgr: list[np.ndarray],
     """Whole-card and strip crops of every detected card in the calibration photos."""
     pixels, card_index, whole, photo_index, fraction, turned = [], [], [], [], [], []
     frames: list[tuple[np.ndarray, np.ndarray]] = []
+    backs: list[tuple[np.ndarray, np.ndarray]] = []
     card = 0
     for p, (image, dets) in enumerate(zip(images_bgr, detections, strict=True)):
         for i in range(len(dets)):
@@ -168,6 +183,7 @@ def calibration_crops(images_bgr: list[np.ndarray],
             if not mask.any():
                 continue
             frames.append(normalised_frame(frame, mask))
+            backs.append((frame, mask))
             for k, view in enumerate([mask, *_subview_masks(mask)]):
                 crop = normalise_crop(frame, view)
                 # A card can lie either way round and the detector cannot tell which: keep
@@ -187,7 +203,7 @@ def calibration_crops(images_bgr: list[np.ndarray],
                                 np.zeros((0,), bool))
     return CalibrationCrops(np.stack(pixels), np.array(card_index), np.array(whole),
                             np.array(photo_index), np.array(fraction, np.float32),
-                            np.array(turned), tuple(frames))
+                            np.array(turned), tuple(frames), tuple(backs))
 
 
 def design_groups(vectors: np.ndarray, similarity: float = SAME_DESIGN_SIMILARITY,
@@ -314,9 +330,11 @@ def build_calibration(name: str, crops: CalibrationCrops, embeddings: Embeddings
     face_up_limit = float(np.clip(np.percentile(own_face_up, 99) + FACE_UP_LIMIT_MARGIN,
                                   *FACE_UP_LIMIT_RANGE))
     template_frames = [crops.card_frames[c] for c in sorted(main_cards) if c < len(crops.card_frames)]
+    back_frames = [crops.card_backs[c] for c in sorted(main_cards) if c < len(crops.card_backs)]
     profile = DeckProfile(name=name, prototypes=prototypes, threshold=threshold,
                           embedder_version=version, n_cards=len(main_cards), created=now_iso(),
-                          face_up_prob_limit=face_up_limit, template=build_template(template_frames))
+                          face_up_prob_limit=face_up_limit, template=build_template(template_frames),
+                          back=build_back(name, back_frames))
     return Calibration(
         profile=profile,
         n_cards=len(main_cards),
@@ -345,7 +363,8 @@ def deck_threshold(own: np.ndarray, prototypes: np.ndarray,
 
 def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
                    embedder: BackEmbedder | None = None) -> Calibration:
-    """Detect, crop and embed the cards in ``photo_paths`` and build deck ``name``'s profile."""
+    """Detect, crop and embed the cards in ``photo_paths`` and build deck ``name``'s profile;
+    refuse a deck whose back no window tells from a calibrated deck's (``vision.look_alikes``)."""
     # A photo given twice would count its cards twice, and each card would be its own
     # nearest "other card", raising the deck's threshold.
     images = [loaded.bgr for loaded in load_distinct_images(photo_paths, "calibration photo")]
@@ -361,7 +380,10 @@ def calibrate_deck(name: str, photo_paths: list[Path], existing: DeckSet,
         return build_calibration(name, crops, embeddings, existing, names,
                                  calibration_version(embedder), embeddings.background_vectors())
 
-    return with_second_try(calibrate_cards, images, [find_cards(image) for image in images])
+    result = with_second_try(calibrate_cards, images, [find_cards(image) for image in images])
+    # After the second try, not inside it: a deck that looks like another is no reason to look
+    # for the cards again.
+    return replace(result, look_alikes=look_alikes(result.profile.back, existing))
 
 
 def check_photo_count(n_photos: int) -> None:

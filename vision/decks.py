@@ -3,7 +3,8 @@
 One JSON file per deck in the data home (``decks/<name>.json``): a few prototype embeddings
 (whole cards and thin strips), the deck's acceptance threshold, the version of the embedder
 that made them and, where the calibration photos showed cards at least half visible, a small
-card-frame template of the back (``vision.templates``; profiles without one still work). Files
+card-frame template of the back (``vision.templates``) and the back itself at the card frame's
+size with its per-pixel spread (``vision.fit.backs``; profiles without them still load). Files
 are written atomically; a corrupt file, or one made by another embedder version, is refused
 with an error that names the file and says how to fix it.
 """
@@ -24,6 +25,7 @@ from cardtally.errors import CardtallyError
 from cardtally.home import decks_dir, ensure_data_home
 
 from ..scoring.names import check_deck_name
+from .fit.backs import CalibratedBack, decode_back, encode_back
 from .templates import DeckTemplate, decode_template, encode_template
 
 FORMAT_VERSION = 1
@@ -47,6 +49,9 @@ class DeckProfile:
     template: DeckTemplate | None = None
     #: SHA-256 of the calibration photos (hex), so one photo cannot calibrate two decks.
     photo_sha256: tuple[str, ...] = ()
+    #: The rectified back and its per-pixel spread (``vision.fit``); None in profiles made
+    #: before cardtally kept it.
+    back: CalibratedBack | None = None
 
     def __post_init__(self) -> None:
         if self.prototypes.ndim != 2 or len(self.prototypes) == 0:
@@ -73,6 +78,8 @@ class DeckProfile:
             data["template"] = encode_template(self.template)
         if self.photo_sha256:
             data["photo_sha256"] = list(self.photo_sha256)
+        if self.back is not None:
+            data["back"] = encode_back(self.back)
         return data
 
 
@@ -153,6 +160,7 @@ def read_profile(path: Path, embedder_version: str | None = None) -> DeckProfile
             face_up_prob_limit=float(raw.get("face_up_prob_limit", 0.4)),
             template=decode_template(raw["template"]) if "template" in raw else None,
             photo_sha256=tuple(str(h) for h in raw.get("photo_sha256", ())),
+            back=decode_back(str(raw["name"]), raw["back"]) if "back" in raw else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise corrupt_profile(path, f"bad or missing field: {exc}") from None

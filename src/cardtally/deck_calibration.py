@@ -44,17 +44,27 @@ class CalibratedDeck:
         return (f"Calibrated deck {self.deck!r} from {self.result.n_cards} cards in "
                 f"{self.n_photos} photo{plural}{note}.")
 
-    def look_alike(self) -> str | None:
-        """The warning (without its ``Warning:``) where another deck looks much the same."""
-        closest = self.result.closest
-        if closest is None:
-            return None
-        return (
-            f"deck {self.deck!r} is easily confused with deck {closest.deck!r} "
-            f"({closest.share:.0%} of its calibration views are as close to it); their cards "
-            "are told apart only where what differs (e.g. a symbol) shows: lay the cards out so "
-            "that it does, or expect unknown or mixed-up cards."
-        )
+    def warnings(self) -> list[str]:
+        """The warnings (without their ``Warning:``): decks whose backs differ from this one
+        only in small windows, decks too old to compare with, and an easily confused deck."""
+        out = [
+            f"deck {self.deck!r} differs from deck {alike.deck!r} only in {alike.where} of the "
+            "card; their cards are told apart only where that shows: lay the cards out so that "
+            "it does, or expect unknown or mixed-up cards."
+            for alike in self.result.look_alikes.decks]
+        out += [
+            f"deck {other!r} was calibrated by an older cardtally that did not keep its card "
+            f"back, so deck {self.deck!r} was not compared with it; calibrate it again with "
+            f"'cardtally calibrate {other} PHOTO... --replace'."
+            for other in self.result.look_alikes.unchecked]
+        closest = self.result.closest_unexplained
+        if closest is not None:
+            out.append(
+                f"deck {self.deck!r} is easily confused with deck {closest.deck!r} "
+                f"({closest.share:.0%} of its calibration views are as close to it); their cards "
+                "are told apart only where what differs (e.g. a symbol) shows: lay the cards out "
+                "so that it does, or expect unknown or mixed-up cards.")
+        return out
 
     def to_json(self) -> dict[str, Any]:
         """The ``calibrate --json`` object: the deck, what it was learnt from, its look-alike."""
@@ -68,6 +78,11 @@ class CalibratedDeck:
             "threshold": round(result.profile.threshold, 4),
             "confused_with": None if closest is None else {
                 "deck": closest.deck, "share": round(closest.share, 4)},
+            # Card-frame pixels (x0, y0, x1, y1) of the new deck's back where it differs from each.
+            "look_alikes": [
+                {"deck": a.deck, "where": a.where,
+                 "windows": [[w.x0, w.y0, w.x1, w.y1] for w in a.windows]}
+                for a in result.look_alikes.decks],
         }
 
 

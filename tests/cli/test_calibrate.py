@@ -10,9 +10,11 @@ from refused_calibration import family_photo_cut_in_pieces
 from typer.testing import CliRunner
 
 from cardtally.cli import app
-from cardtally.models.synth.designs import random_back_design
+from cardtally.errors import CardtallyError
+from cardtally.models.synth.designs import named_design_family, random_back_design
 from cardtally.models.synth.photo import kelvin_to_bgr_gain
-from cardtally.vision.decks import profile_path
+from cardtally.vision.decks import load_decks, profile_path
+from cardtally.vision.fit.backs import calibrated_backs
 
 runner = CliRunner()
 TABLE_BGR = (70, 95, 60)
@@ -72,13 +74,66 @@ def test_calibrate_then_list_and_replace(tmp_path: Path, designs):
     assert (result.exit_code, result.stdout) == (0, "Calibrated deck 'red' from 11 cards in 2 photos.\n")
 
 
-def test_same_design_twice_warns_and_names_the_deck(tmp_path: Path, designs):
+def test_same_design_twice_is_refused_and_nothing_is_saved(tmp_path: Path, designs):
     assert calibrate("red", str(spread_photo(tmp_path / "a.jpg", [designs[0]] * 5))).exit_code == 0
     assert calibrate("blue", str(spread_photo(tmp_path / "b.jpg", [designs[1]] * 5))).exit_code == 0
-    result = calibrate("red-again", str(spread_photo(tmp_path / "c.jpg", [designs[0]] * 5, seed=3)))
-    assert result.exit_code == 0
-    assert result.stdout == "Calibrated deck 'red-again' from 5 cards in 1 photo.\n"
-    assert result.stderr.startswith("Warning: deck 'red-again' is easily confused with deck 'red' (")
+    result = calibrate("red-again", str(spread_photo(tmp_path / "c.jpg", [designs[0]] * 5, seed=3,
+                                                     kelvin=5000)))
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", (
+        "Error: No part of the card back tells deck 'red-again' from deck 'red', so their cards "
+        "could not be counted apart; use decks whose backs differ, or, if they differ by a small "
+        "symbol, photograph the cards lying apart, flat and in focus, and calibrate again.\n"))
+    assert not profile_path("red-again").exists()
+    listed = json.loads(runner.invoke(app, ["decks", "--json"]).stdout)["decks"]
+    assert [d["name"] for d in listed] == ["blue", "red"]
+
+
+def test_decks_of_one_family_warn_naming_where_they_differ(tmp_path: Path):
+    # Two decks of one box: one design, a different symbol in the middle and two corners.
+    (moon, moon_design), (cross, cross_design) = named_design_family(np.random.default_rng(11), n=2)
+    assert (moon, cross) == ("moon", "cross")
+    assert calibrate("moon", str(spread_photo(tmp_path / "moon.jpg", [moon_design] * 5))).exit_code == 0
+    photo = spread_photo(tmp_path / "cross.jpg", [cross_design] * 6, seed=12, kelvin=4500)
+    result = calibrate("cross", str(photo), "--json")
+    assert result.exit_code == 0, result.output
+    # One warning: the embedder's "easily confused" would only say less about the same pair.
+    assert result.stderr == (
+        "Calibrated deck 'cross' from 6 cards in 1 photo.\n"
+        "Warning: deck 'cross' differs from deck 'moon' only in the middle, the top-left corner "
+        "and the bottom-right corner of the card; their cards are told apart only where that "
+        "shows: lay the cards out so that it does, or expect unknown or mixed-up cards.\n")
+    (alike,) = json.loads(result.stdout)["look_alikes"]
+    assert (alike["deck"], len(alike["windows"])) == ("moon", 3)
+    # The middle window holds the frame's centre (64, 98); the corner ones lie in the corners.
+    middle, top_left, bottom_right = alike["windows"]
+    assert middle[0] < 64 < middle[2] and middle[1] < 98 < middle[3]
+    assert top_left[2] < 128 / 3 and top_left[3] < 196 / 3
+    assert bottom_right[0] > 2 * 128 / 3 and bottom_right[1] > 2 * 196 / 3
+
+
+def test_a_deck_calibrated_before_backs_were_kept(tmp_path: Path, designs):
+    """An old profile still loads and lists; calibrating another deck says it was not compared,
+    and whatever needs its back says to calibrate it again."""
+    assert calibrate("red", str(spread_photo(tmp_path / "red.jpg", [designs[0]] * 5))).exit_code == 0
+    path = profile_path("red")
+    old = json.loads(path.read_text())
+    del old["back"]
+    path.write_text(json.dumps(old))
+    listed = json.loads(runner.invoke(app, ["decks", "--json"]).stdout)["decks"]
+    assert [(d["name"], d["compatible"]) for d in listed] == [("red", True)]
+    result = calibrate("blue", str(spread_photo(tmp_path / "blue.jpg", [designs[1]] * 5)))
+    assert (result.exit_code, result.stderr) == (0, (
+        "Warning: deck 'red' was calibrated by an older cardtally that did not keep its card back, "
+        "so deck 'blue' was not compared with it; calibrate it again with 'cardtally calibrate "
+        "red PHOTO... --replace'.\n"))
+    with pytest.raises(CardtallyError) as refused:
+        calibrated_backs(load_decks())
+    assert str(refused.value) == (
+        "Deck 'red' was calibrated by an older cardtally that did not keep its card back; "
+        "calibrate it again with 'cardtally calibrate red PHOTO... --replace'.")
+    assert calibrate("red", str(spread_photo(tmp_path / "red2.jpg", [designs[0]] * 5, seed=1)),
+                     "--replace").exit_code == 0
+    assert list(calibrated_backs(load_decks())) == ["blue", "red"]
 
 
 def test_mixed_designs_are_refused(tmp_path: Path, designs):
@@ -120,7 +175,7 @@ def test_json(tmp_path: Path, designs):
     threshold = data.pop("threshold")
     assert 0.7 <= threshold <= 0.95
     assert data == {"deck": "red", "photos": 1, "cards": 6, "face_up_skipped": 0,
-                    "outliers_skipped": 0, "confused_with": None}
+                    "outliers_skipped": 0, "confused_with": None, "look_alikes": []}
     assert result.stderr == "Calibrated deck 'red' from 6 cards in 1 photo.\n"
 
 

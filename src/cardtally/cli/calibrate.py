@@ -35,8 +35,7 @@ def calibrate(
     done = calibrate_from_photos(deck, photos, replace)
     # The result is data (stdout); with --json the JSON is, and the sentence goes to stderr.
     typer.echo(done.summary(), err=as_json)
-    warning = done.look_alike()
-    if warning is not None:
+    for warning in done.warnings():
         typer.echo(f"Warning: {warning}", err=True)
     if as_json:
         typer.echo(json.dumps(done.to_json()))

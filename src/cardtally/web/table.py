@@ -200,7 +200,7 @@ class Table:
         case): what to tell the user (``summary``, and ``warning`` where it looks like another
         deck)."""
         done = self.calibration.calibrate(deck, replace)
-        return {"summary": done.summary(), "warning": done.look_alike()}
+        return {"summary": done.summary(), "warning": " ".join(done.warnings()) or None}
 
     def save(self) -> int:
         """Save the open round in the ledger (``score``'s own save); its number."""
