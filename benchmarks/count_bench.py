@@ -14,6 +14,16 @@ their own, so their cards come out unknown), as the benchmark was first measured
 ``--same-decks`` every photo shows the first photo's four decks, as after a real round, and the
 report adds the true and the counted cards per deck.
 
+``--large W H`` measures large phone photos (48 MP and up) instead: ``--photos`` rows photos of
+100 cards at that size, each photo's own decks calibrated in a data home of its own, and
+``cardtally count --json`` run on each in a fresh process twice: as shipped, where a JPEG of
+8000 px or more is decoded at 1/2, 1/4 or 1/8 of its size
+(``vision.load.REDUCED_DECODE_LONG_SIDE_PX``), and with that turned off. It prints per photo the
+cards found, UNKNOWN cards, how far the decks' counts are off from the rendered truth, the wall
+time and peak RSS, and the totals:
+
+    python benchmarks/count_bench.py --large 8064 6048 --photos 8
+
 The issue's target is for one photo; the detector misreads some photos (e.g. green cards on green
 felt), and a misread photo can be fast because few cards are processed, so every photo is
 reported and the summary gives the median and the slowest.
@@ -30,12 +40,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from cardtally.models.synth.scene import Scene, SceneOptions, render_calibration_photo, render_scene
 
 PHOTO_SEED = 970_000
 N_PHOTOS = 10
+LARGE_PHOTO_SEED = 971_000
+LARGE_CALIBRATION_SEED = 971_500
+#: Counts one photo with the reduced decode's limit set to ``limit``.
+_COUNT_WITH_LIMIT = (
+    "import sys; from cardtally.vision import load; load.REDUCED_DECODE_LONG_SIDE_PX = {limit}; "
+    "from cardtally.cli import app; sys.argv = ['cardtally', 'count', '--json', {photo!r}]; app()")
 
 
 #: Runs the command as its own child and reports its wall time and peak RSS on stderr. The
@@ -80,13 +97,58 @@ def calibrate_scene_decks(scene: Scene, seed: int, folder: Path, env: dict
     return calibrated, refused
 
 
+def large_photos(image_wh: tuple[int, int], n_photos: int) -> None:
+    """Count rendered large photos with reduced and with full decoding; print each photo."""
+    image_wh = tuple(image_wh)
+    work = Path(tempfile.mkdtemp(prefix="cardtally-large-"))
+    options = SceneOptions(preset="rows", n_decks=4, n_cards=(100, 100), image_wh=image_wh,
+                           face_up_fraction=0.0, min_strip_px=16.0 * image_wh[0] / 4032)
+    photos = []
+    for k in range(n_photos):
+        scene = render_scene(LARGE_PHOTO_SEED + k, options)
+        path = work / f"photo-{k}.jpg"
+        path.write_bytes(scene.jpeg_bytes)
+        env = {**os.environ, "CARDTALLY_HOME": str(work / f"home-{k}")}
+        (work / f"decks-{k}").mkdir()
+        # A refused calibration leaves that deck's cards UNKNOWN in both settings alike.
+        calibrate_scene_decks(scene, LARGE_CALIBRATION_SEED + 10 * k, work / f"decks-{k}", env)
+        photos.append((path, Counter(card.deck_name for card in scene.cards), env))
+    print(f"{n_photos} rendered rows photos, {image_wh[0]}x{image_wh[1]}, 100 cards of 4 decks")
+    for label, limit in (("reduced decode (shipped)", "load.REDUCED_DECODE_LONG_SIDE_PX"),
+                         ("full decode", "10**9")):
+        off_total, walls, peaks = 0, [], []
+        print(label)
+        for path, truth, env in photos:
+            wall_s, peak_mb, stdout = run_measured(
+                [sys.executable, "-c", _COUNT_WITH_LIMIT.format(limit=limit, photo=str(path))], env)
+            result = json.loads(stdout)
+            found = result["photos"][0]
+            off = sum(abs(result["counts"].get(deck, 0) - truth.get(deck, 0))
+                      for deck in set(truth) | set(result["counts"]))
+            off_total += off
+            walls.append(wall_s)
+            peaks.append(peak_mb)
+            print(f"  {path.name} {found['width']}x{found['height']}: found {len(found['cards'])}, "
+                  f"unknown {result['unknown']}, decks' counts off by {off}, "
+                  f"{wall_s:.2f} s, {peak_mb:.0f} MB")
+        print(f"  decks' counts off in all: {off_total}; median {statistics.median(walls):.2f} s, "
+              f"peak RSS median {statistics.median(peaks):.0f} MB, largest {max(peaks):.0f} MB")
+
+
+
 def main() -> None:
     """Render, calibrate, time ``cardtally count`` and print the JSON report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="timed runs per photo")
     parser.add_argument("--same-decks", action="store_true",
                         help="every photo shows the first photo's (calibrated) decks")
+    parser.add_argument("--large", type=int, nargs=2, metavar=("W", "H"),
+                        help="measure large photos of this size instead (see the module doc)")
+    parser.add_argument("--photos", type=int, default=8, help="large photos (with --large)")
     args = parser.parse_args()
+    if args.large:
+        large_photos(tuple(args.large), args.photos)
+        return
     work = Path(tempfile.mkdtemp(prefix="cardtally-bench-"))
     env = {**os.environ, "CARDTALLY_HOME": str(work / "home")}
     options = SceneOptions(preset="rows", n_decks=4, n_cards=(100, 100), image_wh=(4032, 3024),
