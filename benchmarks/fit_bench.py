@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import cv2
@@ -34,6 +34,8 @@ from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
 from cardtally.vision.fit.backs import CalibratedBack
 from cardtally.vision.fit.band import RowBand, row_band
 from cardtally.vision.fit.rows import RowFitSettings, fit_row
+from cardtally.vision.fit.spine import group_region, row_band_from_region
+from cardtally.vision.layout.groups import group_cards
 from cardtally.vision.layout.maps import LayoutNetwork
 from cardtally.vision.layout.photo import PhotoLayout, find_cards
 from cardtally.vision.onnx_session import model_session
@@ -103,8 +105,7 @@ def oracle_edge(scene: Scene, band: RowBand) -> np.ndarray:
 
 def model_edge(layout: PhotoLayout, band: RowBand) -> np.ndarray:
     """The layout network's edge probability, averaged across the band at each column."""
-    cells = (band.map_xy * layout.scale / layout.maps.stride).astype(np.float32)
-    edge = cv2.remap(layout.maps.edge.astype(np.float32), cells, None, cv2.INTER_LINEAR)
+    edge = layout_edge_at(layout, band.map_xy)
     trim = int(edge.shape[0] * EDGE_TRIM)
     return edge[trim: edge.shape[0] - trim].mean(axis=0)
 
@@ -117,6 +118,66 @@ def scene_backs(scene: Scene) -> list[CalibratedBack]:
             for name, design in zip(scene.deck_names, scene.deck_designs, strict=True)]
 
 
+def layout_edge_at(layout: PhotoLayout, map_xy: np.ndarray) -> np.ndarray:
+    """The layout network's edge probability at photo points ``map_xy`` (H, W, 2)."""
+    cells = (map_xy * layout.scale / layout.maps.stride).astype(np.float32)
+    return cv2.remap(layout.maps.edge.astype(np.float32), cells, None, cv2.INTER_LINEAR)
+
+
+def photo_counts(scene: Scene, network: LayoutNetwork, settings: RowFitSettings
+                 ) -> tuple[Counter, float]:
+    """Cards per deck name ("" for no known deck) through the whole chain: the layout network's
+    cards and groups, each group's band read along its foreground region and fitted as a row
+    with the network's edge head (a sorted photo holds only rows: a group read as a pile or a
+    fan is still walked as one); and the seconds the bands and fits took."""
+    layout = find_cards(network, scene.image)
+    backs = scene_backs(scene)
+    counts: Counter = Counter()
+    seconds = 0.0
+    cell_px = layout.maps.stride / layout.scale
+    for group in group_cards(layout.cards):
+        quads = [np.asarray(layout.cards.quad_xy[i], np.float64) for i in group.card_index]
+        region = group_region(layout, group.card_index)
+        started = time.perf_counter()
+        try:
+            band = row_band_from_region(scene.image, region, cell_px, layout.card_long_px, quads,
+                                        edge_at=lambda map_xy: layout_edge_at(layout, map_xy))
+        except ValueError:  # a region too small to be a row: a lone card, fitted on its quad
+            band = row_band(scene.image, quads)
+        fit = fit_row(band, backs, model_edge(layout, band), settings)
+        seconds += time.perf_counter() - started
+        counts.update(strip.deck_name for strip in fit.strips)
+    return counts, seconds
+
+
+def layout_chain(args: argparse.Namespace, network: LayoutNetwork, seed0: int) -> dict:
+    """Photo-level figures of the whole chain (layout network -> groups -> row fit)."""
+    settings = RowFitSettings(card_cost=args.card_cost, edge_weight=args.edge_weight)
+    tallies: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for index in range(args.first, args.first + args.scenes):
+        scene, design = sorted_scene(index, seed0)
+        truth = Counter(card.deck_name for card in scene.cards)
+        counts, seconds = photo_counts(scene, network, settings)
+        off = sum(abs(counts[name] - truth[name]) for name in set(counts) | set(truth))
+        for key in ("all", design):
+            tally = tallies[key]
+            tally["photos"] += 1
+            tally["total_exact"] += sum(counts.values()) == sum(truth.values())
+            tally["deck_exact"] += off == 0
+            tally["cards_off"] += off
+            tally["cards"] += sum(truth.values())
+            tally["seconds"] += seconds
+        if args.verbose:
+            print(index, design, dict(truth), dict(counts))
+    return {f"layout-chain/{key}": {
+        "photos": int(t["photos"]), "total_exact": round(t["total_exact"] / t["photos"], 3),
+        "deck_exact": round(t["deck_exact"] / t["photos"], 3),
+        "cards_off_per_photo": round(t["cards_off"] / t["photos"], 2),
+        "cards_per_photo": round(t["cards"] / t["photos"], 1),
+        "fit_seconds_per_photo": round(t["seconds"] / t["photos"], 2)}
+        for key, t in sorted(tallies.items())}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scenes", type=int, default=30)
@@ -126,6 +187,9 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=Path("runs/layout/a3.onnx"))
     parser.add_argument("--card-cost", type=float, default=RowFitSettings.card_cost)
     parser.add_argument("--edge-weight", type=float, default=0.5)
+    parser.add_argument("--geometry", choices=("true", "layout"), default="true",
+                        help="rows from the renderer's outlines, or the whole chain from the "
+                             "layout network's cards and groups (photo-level counts)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -133,6 +197,11 @@ def main() -> None:
     network = (LayoutNetwork(model_session(args.model.read_bytes(), args.model.name, 2))
                if "model" in edges else None)
     seed0 = VAL_SEED0 if args.split == "val" else TEST_SEED0
+    if args.geometry == "layout":
+        if network is None:
+            parser.error("--geometry layout needs the model edge cue (--edges model)")
+        report(args, {"figures": layout_chain(args, network, seed0)})
+        return
     tallies: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
     left_out_rows = 0
     for index in range(args.first, args.first + args.scenes):
@@ -154,13 +223,12 @@ def main() -> None:
                 seconds = time.perf_counter() - started
                 names = [s.deck_name for s in fit.strips][::-1 if fit.reversed else 1]
                 exact = fit.count == len(quads)
-                right = sum(t == n for t, n in zip(truth, names, strict=False) if t) if exact else 0
-                backs_up = sum(1 for t in truth if t)
+                right = sum(t == n for t, n in zip(truth, names, strict=False)) if exact else 0
                 for key in ((edge_kind, "all"), (edge_kind, design)):
                     tally = tallies[key]
                     tally["rows"] += 1
                     tally["exact"] += exact
-                    tally["deck_exact"] += exact and right == backs_up
+                    tally["deck_exact"] += exact and right == len(truth)
                     tally["abs_error"] += abs(fit.count - len(quads))
                     tally["seconds"] += seconds
                 if args.verbose:
@@ -172,10 +240,14 @@ def main() -> None:
         "mean_abs_count_error": round(t["abs_error"] / t["rows"], 2),
         "fit_seconds_per_row": round(t["seconds"] / t["rows"], 3)}
         for (edge, design), t in sorted(tallies.items())}
+    report(args, {"rows_left_out": left_out_rows, "figures": figures})
+
+
+def report(args: argparse.Namespace, results: dict) -> None:
+    """Print the run record (with the command that made it) and write it to ``--out``."""
     record = {"command": "python benchmarks/fit_bench.py " + " ".join(
         f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
-        if v not in (None, False) and k != "out"),
-        "rows_left_out": left_out_rows, "figures": figures}
+        if v not in (None, False) and k != "out"), **results}
     print(json.dumps(record, indent=1))
     if args.out:
         args.out.write_text(json.dumps(record, indent=1) + "\n")

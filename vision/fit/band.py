@@ -71,7 +71,7 @@ def _row_axis(quads: list[np.ndarray]) -> np.ndarray:
     return axis / (np.linalg.norm(axis) + 1e-9)
 
 
-def _sample(image_bgr: np.ndarray, map_xy: np.ndarray, photo_px_per_band_px: float) -> np.ndarray:
+def sample_photo(image_bgr: np.ndarray, map_xy: np.ndarray, photo_px_per_band_px: float) -> np.ndarray:
     """Bilinear sampling of the photo at ``map_xy``, blurred first where the band shrinks the
     photo (plain bilinear sampling would alias fine print); only the row's box is blurred."""
     height, width = image_bgr.shape[:2]
@@ -130,5 +130,5 @@ def row_band(image_bgr: np.ndarray, quads_xy: list[np.ndarray]) -> RowBand:
         mapped = mapped[..., :2] / mapped[..., 2:3]
         map_xy[:, active] += weights[k][active][None, :, None] * mapped
     map_xy = map_xy.astype(np.float32)
-    band = _sample(image_bgr, map_xy, photo_px_per_band_px=across / card_h)
+    band = sample_photo(image_bgr, map_xy, photo_px_per_band_px=across / card_h)
     return RowBand(band_bgr=band, map_xy=map_xy, card_wh=(card_w, card_h), landscape=landscape)

@@ -33,13 +33,17 @@ class RowFitSettings:
     continuation_weight: float = 0.5
     edge_weight: float = 0.0
     min_strip_px: int = 5
+    #: A strip that matches no calibrated back better than this is a card of no known deck
+    #: (face up, or a stranger's back): it still counts as a card, for nobody.
+    unknown_cost: float = 0.8
     end_slack_px: int = 2 * BAND_END_MARGIN_PX
 
 
 @dataclass(frozen=True)
 class StripFit:
-    """One card of a row: where its visible strip starts and ends in the band, its deck, whether
-    its back lies turned relative to the first template turn, and the decision's margin."""
+    """One card of a row: where its visible strip starts and ends in the band, its deck ("" for
+    a card of no calibrated deck: face up or a stranger's), its best mismatch, and the
+    decision's margin (to the runner-up deck, or to "no deck")."""
 
     start_px: int
     width_px: int
@@ -165,7 +169,7 @@ def fit_row(band: RowBand, backs: Sequence[CalibratedBack],
         deck_cost = _deck_costs(np.ascontiguousarray(band_read),
                                 [[np.ascontiguousarray(t) for t in ts] for ts in deck_templates],
                                 settings)
-        cost = deck_cost.min(axis=0)
+        cost = np.minimum(deck_cost.min(axis=0), settings.unknown_cost)
         edge = None if edge_along is None else (edge_along[::-1] if reverse else edge_along)
         total, starts = _program(cost, _edge_evidence(edge, band.length_px), width, settings)
         n_best = int(np.argmin(total))
@@ -175,11 +179,13 @@ def fit_row(band: RowBand, backs: Sequence[CalibratedBack],
         for k, start in enumerate(starts):
             strip_w = (starts[k + 1] - start) if k + 1 < len(starts) else width
             per_deck = deck_cost[:, start, strip_w]
-            order = np.argsort(per_deck)
-            margin = float(per_deck[order[1]] - per_deck[order[0]]) if len(order) > 1 else 1.0
+            options = np.append(per_deck, settings.unknown_cost)  # the last: no known deck
+            order = np.argsort(options)
+            best = int(order[0])
             strips.append(StripFit(start_px=start, width_px=strip_w,
-                                   deck_name=backs[int(order[0])].deck_name,
-                                   mismatch=float(per_deck[order[0]]), deck_margin=margin))
+                                   deck_name=backs[best].deck_name if best < len(backs) else "",
+                                   mismatch=float(per_deck.min()),
+                                   deck_margin=float(options[order[1]] - options[best])))
         fits.append(RowFit(strips=tuple(strips), reversed=reverse, cost=float(total[n_best]),
                            count_margin=count_margin))
     forward, backward = fits

@@ -9,7 +9,12 @@ import pytest
 from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.fit.backs import CalibratedBack
-from cardtally.vision.fit.band import BAND_CARD_LONG_PX, BAND_CARD_SHORT_PX, BAND_END_MARGIN_PX, row_band
+from cardtally.vision.fit.band import (
+    BAND_CARD_LONG_PX,
+    BAND_CARD_SHORT_PX,
+    BAND_END_MARGIN_PX,
+    row_band,
+)
 from cardtally.vision.fit.rows import fit_row
 from cardtally.vision.rectify import CARD_FRAME_WH
 
@@ -23,7 +28,9 @@ def _row(decks, seed=3, top_on_left=False, turned=(), tilt=0.1):
     the other way up."""
     n = len(decks)
     xs = [(n - 1 - k if top_on_left else k) * STEP_MM for k in range(n)]
-    poses = [[x, 0.0, tilt + (math.pi if k in turned else 0.0)] for k, x in enumerate(xs)]
+    # the row runs along the cards' short side, both turned by ``tilt``, as a hand lays it
+    poses = [[x * math.cos(tilt), x * math.sin(tilt), tilt + (math.pi if k in turned else 0.0)]
+             for k, x in enumerate(xs)]
     options = SceneOptions(image_wh=(900, 500), poses_mm=np.asarray(poses), card_wh_mm=(59.0, 91.0),
                            card_px=(150, 150), camera_tilt_deg=(10.0, 10.0), lens_distortion=0.0,
                            face_up_fraction=0.0, n_decks=max(decks) + 1, card_decks=tuple(decks),
