@@ -224,8 +224,15 @@ def main() -> None:
                 names = [s.deck_name for s in fit.strips][::-1 if fit.reversed else 1]
                 exact = fit.count == len(quads)
                 right = sum(t == n for t, n in zip(truth, names, strict=False)) if exact else 0
+                strip_kinds = Counter()
+                if exact:
+                    for t, n in zip(truth, names, strict=True):
+                        strip_kinds["right" if t == n else "back_unknown" if t and not n
+                                    else "face_up_named" if not t else "wrong_deck"] += 1
                 for key in ((edge_kind, "all"), (edge_kind, design)):
                     tally = tallies[key]
+                    for kind, n in strip_kinds.items():
+                        tally["strips_" + kind] += n
                     tally["rows"] += 1
                     tally["exact"] += exact
                     tally["deck_exact"] += exact and right == len(truth)
@@ -238,6 +245,9 @@ def main() -> None:
         "rows": int(t["rows"]), "rows_exact": round(t["exact"] / t["rows"], 3),
         "rows_deck_exact": round(t["deck_exact"] / t["rows"], 3),
         "mean_abs_count_error": round(t["abs_error"] / t["rows"], 2),
+        # strips of exactly counted rows: right, on a wrong deck, a back left unknown, a face-up
+        # card given a deck
+        **{k: int(v) for k, v in t.items() if k.startswith("strips_")},
         "fit_seconds_per_row": round(t["seconds"] / t["rows"], 3)}
         for (edge, design), t in sorted(tallies.items())}
     report(args, {"rows_left_out": left_out_rows, "figures": figures})

@@ -65,6 +65,18 @@ def _side_fit(quads_xy: list[np.ndarray], centre: np.ndarray, axis: np.ndarray,
             np.polyfit(positions, sides_xy[:, 1], degree))
 
 
+def _across_is_long(quads_xy: list[np.ndarray], normal: np.ndarray) -> bool | None:
+    """Whether most cards show their long side across the row (None without cards)."""
+    votes = []
+    for quad in quads_xy:
+        quad = np.asarray(quad, np.float64)
+        edges = np.roll(quad, -1, axis=0) - quad
+        lengths = np.linalg.norm(edges, axis=1)
+        across = int(np.argmax(np.abs(edges @ normal) / (lengths + 1e-9)))
+        votes.append(lengths[across] >= lengths[(across + 1) % 4])
+    return None if not votes else bool(np.mean(votes) >= 0.5)
+
+
 #: The band is first read this many widths tall, to find the row's two long edges in it.
 TALL_EXTENT = 1.5
 #: Where each long edge is looked for: this range of the width from the middle (the first
@@ -131,13 +143,15 @@ def row_band_from_region(image_bgr: np.ndarray, region_xy: np.ndarray, cell_px: 
     spine = np.polyfit(positions, middles, 2 if len(positions) >= 6 else 1)
     inner = slice(END_SLICES, len(positions) - END_SLICES) if len(positions) > 2 * END_SLICES + 2 else slice(None)
     width_fit = np.polyfit(positions[inner], widths[inner], 1)
-    landscape = bool(np.median(widths[inner]) < PORTRAIT_WIDTH_SHARE * card_long_px)
-    # The region's width overstates the card side (cards of a row stick out, turned a little,
-    # and the foreground map is coarse): it gives only the perspective's trend along the row,
-    # the card size gives the width itself.
-    card_side = card_long_px * (CARD_ASPECT if landscape else 1.0)
-    width_fit = width_fit * card_side / max(float(np.median(np.polyval(width_fit, positions))),
-                                            cell_px)
+    # Whether the cards lie long side across the row: their rectangles say it even where the
+    # layout misreads the card's size; without them, the region's width against that size.
+    across_is_long = _across_is_long(quads_xy or [], normal)
+    if across_is_long is None:
+        across_is_long = bool(np.median(widths[inner]) >= PORTRAIT_WIDTH_SHARE * card_long_px)
+    landscape = not across_is_long
+    # The region's width (one card side, with the perspective's trend) is a little wide: cards
+    # of a row stick out, turned a little, and the map is coarse; the row's long edges in the
+    # edge head's map correct it below.
     card_w, card_h = ((BAND_CARD_LONG_PX, BAND_CARD_SHORT_PX) if landscape
                       else (BAND_CARD_SHORT_PX, BAND_CARD_LONG_PX))
     s_lo, s_hi = along.min() - cell_px / 2, along.max() + cell_px / 2

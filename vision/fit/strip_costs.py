@@ -29,6 +29,9 @@ import numpy as np
 CONTINUATION_PX = 6
 #: Rows are not perfectly straight: each template is also tried shifted by up to this many rows.
 SHIFT_ROWS = 2
+#: The colour channels (a, b) weigh this much against lightness (L): decks printed alike in
+#: another colour differ only there.
+CHROMA_WEIGHT = 1.0
 #: Below this variance (Lab units squared, per pixel) a window is flat and its correlation 0.
 FLAT_VARIANCE = 4.0
 
@@ -47,7 +50,9 @@ def band_lab(band_bgr: np.ndarray) -> np.ndarray:
     """The image in float32 Lab with each channel's mean removed (correlation ignores the
     means, and small numbers keep the window sums exact)."""
     lab = cv2.cvtColor(band_bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    return lab - lab.reshape(-1, 3).mean(axis=0)
+    lab = lab - lab.reshape(-1, 3).mean(axis=0)
+    lab[..., 1:] *= CHROMA_WEIGHT
+    return lab
 
 
 def _prefix(values: np.ndarray) -> np.ndarray:
