@@ -138,10 +138,13 @@ def _program(cost: np.ndarray, edge: np.ndarray, width: int, settings: RowFitSet
         prev, w = prev[ok], widths[ok]
         if len(prev) == 0:
             continue
-        candidates = f[:-1, prev] + cost[prev, w][None, :]  # (n, widths)
+        # only counts that can reach x: at least x / W strips, at most x / min_strip
+        lo = max(0, (x - slack) // width - 1)
+        hi = min(max_cards, x // settings.min_strip_px + 1)
+        candidates = f[lo:hi, prev] + cost[prev, w][None, :]  # (n, widths)
         best = np.argmin(candidates, axis=1)
-        f[1:, x] = candidates[np.arange(max_cards), best] + step[x]
-        parent[1:, x] = prev[best]
+        f[lo + 1:hi + 1, x] = candidates[np.arange(hi - lo), best] + step[x]
+        parent[lo + 1:hi + 1, x] = prev[best]
     ends = np.arange(max(0, length - width - slack), length - width + 1)
     closing = f[:, ends] + cost[ends, width][None, :] + settings.card_cost
     total = np.min(closing, axis=1)

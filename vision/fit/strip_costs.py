@@ -28,7 +28,7 @@ import numpy as np
 #: Band columns past a strip's end over which the template's continuation is checked.
 CONTINUATION_PX = 6
 #: Rows are not perfectly straight: each template is also tried shifted by up to this many rows.
-SHIFT_ROWS = 2
+SHIFT_ROWS = 1
 #: The colour channels (a, b) weigh this much against lightness (L): decks printed alike in
 #: another colour differ only there.
 CHROMA_WEIGHT = 1.0
