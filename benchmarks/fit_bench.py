@@ -33,20 +33,17 @@ from cardtally.models.synth.designs import load_design
 from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
 from cardtally.vision.fit.backs import CalibratedBack
 from cardtally.vision.fit.band import RowBand, row_band
+from cardtally.vision.fit.photo import EDGE_TRIM, edge_across, fit_rows
 from cardtally.vision.fit.rows import RowFitSettings, fit_row
-from cardtally.vision.fit.spine import group_region, row_band_from_region
 from cardtally.vision.layout.groups import group_cards
 from cardtally.vision.layout.maps import LayoutNetwork
-from cardtally.vision.layout.photo import PhotoLayout, find_cards
+from cardtally.vision.layout.photo import find_cards
 from cardtally.vision.onnx_session import model_session
 from cardtally.vision.rectify import CARD_FRAME_WH
 
 TEST_SEED0 = 900_000
 VAL_SEED0 = 800_000
 DESIGNS = ("procedural", "family", "real-test")
-#: Band rows left out at the top and bottom when reading an edge across the band (the row's
-#: own long edges run there).
-EDGE_TRIM = 1 / 8
 
 
 def sorted_scene(index: int, seed0: int) -> tuple[Scene, str]:
@@ -103,13 +100,6 @@ def oracle_edge(scene: Scene, band: RowBand) -> np.ndarray:
     return edge
 
 
-def model_edge(layout: PhotoLayout, band: RowBand) -> np.ndarray:
-    """The layout network's edge probability, averaged across the band at each column."""
-    edge = layout_edge_at(layout, band.map_xy)
-    trim = int(edge.shape[0] * EDGE_TRIM)
-    return edge[trim: edge.shape[0] - trim].mean(axis=0)
-
-
 def scene_backs(scene: Scene) -> list[CalibratedBack]:
     """The scene's own designs as calibrated backs (no spread known: zeros)."""
     width, height = CARD_FRAME_WH
@@ -118,36 +108,15 @@ def scene_backs(scene: Scene) -> list[CalibratedBack]:
             for name, design in zip(scene.deck_names, scene.deck_designs, strict=True)]
 
 
-def layout_edge_at(layout: PhotoLayout, map_xy: np.ndarray) -> np.ndarray:
-    """The layout network's edge probability at photo points ``map_xy`` (H, W, 2)."""
-    cells = (map_xy * layout.scale / layout.maps.stride).astype(np.float32)
-    return cv2.remap(layout.maps.edge.astype(np.float32), cells, None, cv2.INTER_LINEAR)
-
-
 def photo_counts(scene: Scene, network: LayoutNetwork, settings: RowFitSettings
                  ) -> tuple[Counter, float]:
-    """Cards per deck name ("" for no known deck) through the whole chain: the layout network's
-    cards and groups, each group's band read along its foreground region and fitted as a row
-    with the network's edge head (a sorted photo holds only rows: a group read as a pile or a
-    fan is still walked as one); and the seconds the bands and fits took."""
+    """Cards per deck name ("" for no known deck) through the whole chain (``fit_rows`` on the
+    layout network's cards and groups; a sorted photo holds only rows, so a group read as a
+    pile or a fan is still walked as one) and the seconds the bands and fits took."""
     layout = find_cards(network, scene.image)
-    backs = scene_backs(scene)
-    counts: Counter = Counter()
-    seconds = 0.0
-    cell_px = layout.maps.stride / layout.scale
-    for group in group_cards(layout.cards):
-        quads = [np.asarray(layout.cards.quad_xy[i], np.float64) for i in group.card_index]
-        region = group_region(layout, group.card_index)
-        started = time.perf_counter()
-        try:
-            band = row_band_from_region(scene.image, region, cell_px, layout.card_long_px, quads,
-                                        edge_at=lambda map_xy: layout_edge_at(layout, map_xy))
-        except ValueError:  # a region too small to be a row: a lone card, fitted on its quad
-            band = row_band(scene.image, quads)
-        fit = fit_row(band, backs, model_edge(layout, band), settings)
-        seconds += time.perf_counter() - started
-        counts.update(strip.deck_name for strip in fit.strips)
-    return counts, seconds
+    started = time.perf_counter()
+    fitted = fit_rows(scene.image, layout, group_cards(layout.cards), scene_backs(scene), settings)
+    return fitted.counts(), time.perf_counter() - started
 
 
 def layout_chain(args: argparse.Namespace, network: LayoutNetwork, seed0: int) -> dict:
@@ -215,7 +184,7 @@ def main() -> None:
             truth = [scene.deck_names[d] if d >= 0 else "" for d in deck_ids]
             for edge_kind in edges:
                 edge = (None if edge_kind == "none" else oracle_edge(scene, band)
-                        if edge_kind == "oracle" else model_edge(layout, band))
+                        if edge_kind == "oracle" else edge_across(layout, band))
                 settings = RowFitSettings(card_cost=args.card_cost,
                                           edge_weight=0.0 if edge is None else args.edge_weight)
                 started = time.perf_counter()

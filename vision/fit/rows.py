@@ -14,7 +14,7 @@ strip's deck margin (DESIGN §3.3, §3.4).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -31,7 +31,8 @@ class RowFitSettings:
 
     card_cost: float = -0.6
     continuation_weight: float = 0.5
-    edge_weight: float = 0.0
+    #: Weight of the edge cue (unused without one).
+    edge_weight: float = 0.5
     min_strip_px: int = 5
     #: A strip that matches no calibrated back better than this is a card of no known deck
     #: (face up, or a stranger's back): it still counts as a card, for nobody.
@@ -162,6 +163,8 @@ def fit_row(band: RowBand, backs: Sequence[CalibratedBack],
             settings: RowFitSettings = RowFitSettings()) -> RowFit:  # noqa: B008
     """Explain ``band`` as cards of ``backs``; ``edge_along`` (L,) is the physical-edge
     probability of each band column (the layout network's edge head read along the band)."""
+    if edge_along is None:
+        settings = replace(settings, edge_weight=0.0)
     lab = band_lab(band.band_bgr)
     width = band.card_wh[0]
     templates = [oriented_templates(back, band) for back in backs]

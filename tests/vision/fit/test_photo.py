@@ -1,0 +1,39 @@
+"""The whole fit of a photo's rows, on the maps a perfect layout network would give."""
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from cardtally.models.layout.targets import oracle_maps
+from cardtally.models.synth.scene import SceneOptions, render_scene
+from cardtally.vision.fit.photo import fit_rows
+from cardtally.vision.layout.cards import SHARP_VOTES, card_long_cells, read_cards
+from cardtally.vision.layout.groups import group_cards
+from cardtally.vision.layout.photo import PhotoLayout
+
+from .test_rows import QUIET, _backs
+
+
+def _two_rows(seed):
+    """Two one-deck rows of 7 and 5 cards, the way players lay out their sorted cards."""
+    poses, decks = [], []
+    for row, (n, deck, y) in enumerate(((7, 0, 0.0), (5, 1, 120.0))):
+        for k in range(n):
+            poses.append([k * 20.0, y, 0.05 + (math.pi if (k + row) % 3 == 0 else 0.0)])
+            decks.append(deck)
+    options = SceneOptions(image_wh=(1000, 800), poses_mm=np.asarray(poses), card_wh_mm=(59.0, 91.0),
+                           card_px=(140, 140), camera_tilt_deg=(5.0, 5.0), lens_distortion=0.0,
+                           face_up_fraction=0.0, n_decks=2, card_decks=tuple(decks), lighting=QUIET,
+                           clutter=False, occluder_prob=0.0, table_kind="felt")
+    return render_scene(seed, options)
+
+
+def test_each_row_of_a_sorted_photo_is_counted_for_its_deck():
+    scene = _two_rows(seed=3)
+    maps = oracle_maps(scene)
+    cards = read_cards(maps, settings=SHARP_VOTES)
+    layout = PhotoLayout(cards, 1.0, card_long_cells(maps) * maps.stride, maps)
+    fitted = fit_rows(scene.image, layout, group_cards(cards), _backs(scene))
+    assert len(fitted.rows) == 2
+    assert fitted.counts() == Counter(card.deck_name for card in scene.cards)

@@ -1,0 +1,85 @@
+"""Fit a photo's rows: from the layout stage's groups to each row's cards and decks.
+
+For each group the layout stage reads as a row (or that the caller wants walked as one), the
+band is read along the foreground region its cards cover (``spine``), the layout network's edge
+head is read across the band at every column, and the row program (``rows``) explains the band
+as cards of the calibrated backs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..layout.groups import CardGroup
+from ..layout.photo import PhotoLayout
+from .backs import CalibratedBack
+from .band import RowBand, row_band
+from .rows import RowFit, RowFitSettings, fit_row
+from .spine import group_region, row_band_from_region
+
+#: Band rows left out at the top and bottom when reading an edge across the band (the row's
+#: own long edges run there).
+EDGE_TRIM = 1 / 8
+
+
+@dataclass(frozen=True)
+class FittedRow:
+    """One group walked as a row: the layout cards it came from, its band and the fit."""
+
+    card_index: tuple[int, ...]
+    band: RowBand
+    fit: RowFit
+
+
+@dataclass(frozen=True)
+class PhotoFit:
+    """The fitted rows of one photo."""
+
+    rows: tuple[FittedRow, ...]
+
+    def counts(self) -> Counter[str]:
+        """Cards per deck name ("" for cards of no calibrated deck)."""
+        return Counter(strip.deck_name for row in self.rows for strip in row.fit.strips)
+
+
+def edge_at(layout: PhotoLayout, map_xy: np.ndarray) -> np.ndarray:
+    """The layout network's edge probability at photo points ``map_xy`` (H, W, 2)."""
+    cells = (np.asarray(map_xy) * layout.scale / layout.maps.stride).astype(np.float32)
+    return cv2.remap(layout.maps.edge.astype(np.float32), cells, None, cv2.INTER_LINEAR)
+
+
+def edge_across(layout: PhotoLayout, band: RowBand) -> np.ndarray:
+    """The edge probability averaged across the band at each of its columns."""
+    edge = edge_at(layout, band.map_xy)
+    trim = int(edge.shape[0] * EDGE_TRIM)
+    return edge[trim: edge.shape[0] - trim].mean(axis=0)
+
+
+def group_band(image_bgr: np.ndarray, layout: PhotoLayout, group: CardGroup) -> RowBand:
+    """The band of one group, read along its region; a group too small for a region (a lone
+    card) is read through its card's rectangle."""
+    quads = [np.asarray(layout.cards.quad_xy[i], np.float64) for i in group.card_index]
+    region = group_region(layout, group.card_index)
+    try:
+        return row_band_from_region(image_bgr, region, layout.maps.stride / layout.scale,
+                                    layout.card_long_px, quads,
+                                    edge_at=lambda map_xy: edge_at(layout, map_xy))
+    except ValueError:
+        return row_band(image_bgr, quads)
+
+
+def fit_rows(image_bgr: np.ndarray, layout: PhotoLayout, groups: Sequence[CardGroup],
+             backs: Sequence[CalibratedBack],
+             settings: RowFitSettings = RowFitSettings()) -> PhotoFit:  # noqa: B008
+    """Walk each of ``groups`` as a row and explain it with ``backs``."""
+    rows = []
+    for group in groups:
+        band = group_band(image_bgr, layout, group)
+        fit = fit_row(band, backs, edge_across(layout, band), settings)
+        rows.append(FittedRow(card_index=group.card_index, band=band, fit=fit))
+    return PhotoFit(rows=tuple(rows))
