@@ -121,7 +121,8 @@ def photo_counts(scene: Scene, network: LayoutNetwork, settings: RowFitSettings
 
 def layout_chain(args: argparse.Namespace, network: LayoutNetwork, seed0: int) -> dict:
     """Photo-level figures of the whole chain (layout network -> groups -> row fit)."""
-    settings = RowFitSettings(card_cost=args.card_cost, edge_weight=args.edge_weight)
+    settings = RowFitSettings(card_cost=args.card_cost, edge_weight=args.edge_weight,
+                              edge_level=args.edge_level)
     tallies: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for index in range(args.first, args.first + args.scenes):
         scene, design = sorted_scene(index, seed0)
@@ -155,7 +156,8 @@ def main() -> None:
     parser.add_argument("--edges", default="none,oracle,model")
     parser.add_argument("--model", type=Path, default=Path("runs/layout/a3.onnx"))
     parser.add_argument("--card-cost", type=float, default=RowFitSettings.card_cost)
-    parser.add_argument("--edge-weight", type=float, default=0.5)
+    parser.add_argument("--edge-weight", type=float, default=RowFitSettings.edge_weight)
+    parser.add_argument("--edge-level", type=float, default=RowFitSettings.edge_level)
     parser.add_argument("--geometry", choices=("true", "layout"), default="true",
                         help="rows from the renderer's outlines, or the whole chain from the "
                              "layout network's cards and groups (photo-level counts)")
@@ -185,8 +187,8 @@ def main() -> None:
             for edge_kind in edges:
                 edge = (None if edge_kind == "none" else oracle_edge(scene, band)
                         if edge_kind == "oracle" else edge_across(layout, band))
-                settings = RowFitSettings(card_cost=args.card_cost,
-                                          edge_weight=0.0 if edge is None else args.edge_weight)
+                settings = RowFitSettings(card_cost=args.card_cost, edge_weight=args.edge_weight,
+                                          edge_level=args.edge_level)
                 started = time.perf_counter()
                 fit = fit_row(band, backs, edge, settings)
                 seconds = time.perf_counter() - started

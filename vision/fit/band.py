@@ -132,3 +132,12 @@ def row_band(image_bgr: np.ndarray, quads_xy: list[np.ndarray]) -> RowBand:
     map_xy = map_xy.astype(np.float32)
     band = sample_photo(image_bgr, map_xy, photo_px_per_band_px=across / card_h)
     return RowBand(band_bgr=band, map_xy=map_xy, card_wh=(card_w, card_h), landscape=landscape)
+
+
+def stretch_band(band: RowBand, factor: float) -> RowBand:
+    """The band resampled along the row by ``factor`` (> 1 lengthens it), with its map."""
+    length = max(1, int(round(band.length_px * factor)))
+    height = band.band_bgr.shape[0]
+    return RowBand(band_bgr=cv2.resize(band.band_bgr, (length, height), interpolation=cv2.INTER_LINEAR),
+                   map_xy=cv2.resize(band.map_xy, (length, height), interpolation=cv2.INTER_LINEAR),
+                   card_wh=band.card_wh, landscape=band.landscape)

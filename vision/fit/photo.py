@@ -3,7 +3,9 @@
 For each group the layout stage reads as a row (or that the caller wants walked as one), the
 band is read along the foreground region its cards cover (``spine``), the layout network's edge
 head is read across the band at every column, and the row program (``rows``) explains the band
-as cards of the calibrated backs.
+as cards of the calibrated backs. A band read from a region knows the card's size across the
+row but not along it (the camera's tilt shortens the two directions differently), so it is first
+stretched along the row until its top card, whole at one end, is as wide as a back.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ import numpy as np
 from ..layout.groups import CardGroup
 from ..layout.photo import PhotoLayout
 from .backs import CalibratedBack
-from .band import RowBand, row_band
-from .rows import RowFit, RowFitSettings, fit_row
-from .spine import group_region, row_band_from_region
+from .band import RowBand, row_band, stretch_band
+from .rows import RowFit, RowFitSettings, fit_row, top_card_stretch
+from .spine import foreground_regions, group_region, row_band_from_region
 
 #: Band rows left out at the top and bottom when reading an edge across the band (the row's
 #: own long edges run there).
@@ -80,6 +82,25 @@ def fit_rows(image_bgr: np.ndarray, layout: PhotoLayout, groups: Sequence[CardGr
     rows = []
     for group in groups:
         band = group_band(image_bgr, layout, group)
+        band = stretch_band(band, top_card_stretch(band, backs))
         fit = fit_row(band, backs, edge_across(layout, band), settings)
         rows.append(FittedRow(card_index=group.card_index, band=band, fit=fit))
+    return PhotoFit(rows=tuple(rows))
+
+
+def fit_regions(image_bgr: np.ndarray, layout: PhotoLayout, backs: Sequence[CalibratedBack],
+                settings: RowFitSettings = RowFitSettings()) -> PhotoFit:  # noqa: B008
+    """Walk each separate card region of the photo (``foreground_regions``) as a row."""
+    rows = []
+    cell_px = layout.maps.stride / layout.scale
+    for points, card_index in foreground_regions(layout):
+        quads = [np.asarray(layout.cards.quad_xy[i], np.float64) for i in card_index]
+        try:
+            band = row_band_from_region(image_bgr, points, cell_px, layout.card_long_px, quads,
+                                        edge_at=lambda map_xy: edge_at(layout, map_xy))
+        except ValueError:
+            continue
+        band = stretch_band(band, top_card_stretch(band, backs))
+        fit = fit_row(band, backs, edge_across(layout, band), settings)
+        rows.append(FittedRow(card_index=card_index, band=band, fit=fit))
     return PhotoFit(rows=tuple(rows))

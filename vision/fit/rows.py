@@ -33,6 +33,9 @@ class RowFitSettings:
     continuation_weight: float = 0.5
     #: Weight of the edge cue (unused without one).
     edge_weight: float = 0.5
+    #: Edge probability at which a start costs nothing: above it a start gains, up to
+    #: ``edge_weight`` at twice it; below it a start pays, up to ``edge_weight`` with no edge.
+    edge_level: float = 0.5
     min_strip_px: int = 5
     #: A strip that matches no calibrated back better than this is a card of no known deck
     #: (face up, or a stranger's back): it still counts as a card, for nobody.
@@ -130,7 +133,7 @@ def _program(cost: np.ndarray, edge: np.ndarray, width: int, settings: RowFitSet
     parent = np.zeros((max_cards + 1, length + 1), np.int64)
     widths = np.arange(settings.min_strip_px, width + 1)
     # a start where the edge head sees no edge costs as much as one on a sure edge gains
-    edge_cost = settings.edge_weight * (1.0 - 2.0 * edge)
+    edge_cost = settings.edge_weight * np.clip(1.0 - edge / settings.edge_level, -1.0, 1.0)
     step = settings.card_cost + edge_cost
     f[0, : slack + 1] = edge_cost[: slack + 1]  # the first card's own edge
     for x in range(settings.min_strip_px, length - width + 1):
@@ -196,3 +199,34 @@ def fit_row(band: RowBand, backs: Sequence[CalibratedBack],
                            count_margin=count_margin))
     forward, backward = fits
     return forward if forward.cost <= backward.cost else backward
+
+
+#: Stretches tried when the top card's width in a band is measured (a band read from the row's
+#: region knows the card's size across the row, not along it: the camera's tilt shortens the
+#: two directions differently).
+WIDTH_STRETCHES = tuple(np.round(np.arange(0.8, 1.21, 0.04), 2))
+
+
+def top_card_stretch(band: RowBand, backs: Sequence[CalibratedBack]) -> float:
+    """How much to stretch ``band`` along the row so that its top card (whole, at one of the
+    band's ends) is as wide as the backs' templates: the stretch whose whole-card correlation at
+    either end is best."""
+    lab = band_lab(band.band_bgr)
+    width, height = band.card_wh
+    margin = BAND_END_MARGIN_PX
+    templates = [t for back in backs for t in oriented_templates(back, band)]
+    best, best_ncc = 1.0, -np.inf
+    for stretch in WIDTH_STRETCHES:
+        seen = int(round(width / stretch))  # the card's width in the band as it is
+        if seen + 2 * margin > lab.shape[1]:
+            continue
+        for end in (lab[:, margin: margin + seen], lab[:, lab.shape[1] - margin - seen: lab.shape[1] - margin]):
+            window = cv2.resize(end, (width, height), interpolation=cv2.INTER_LINEAR)
+            window = window - window.reshape(-1, 3).mean(axis=0)
+            for template in templates:
+                for flip in (template, template[:, ::-1]):
+                    t = flip - flip.reshape(-1, 3).mean(axis=0)
+                    ncc = float((window * t).sum() / np.sqrt((window ** 2).sum() * (t ** 2).sum() + 1e-9))
+                    if ncc > best_ncc:
+                        best, best_ncc = float(stretch), ncc
+    return best

@@ -73,7 +73,9 @@ def _across_is_long(quads_xy: list[np.ndarray], normal: np.ndarray) -> bool | No
         edges = np.roll(quad, -1, axis=0) - quad
         lengths = np.linalg.norm(edges, axis=1)
         across = int(np.argmax(np.abs(edges @ normal) / (lengths + 1e-9)))
-        votes.append(lengths[across] >= lengths[(across + 1) % 4])
+        across_len = (lengths[across] + lengths[(across + 2) % 4]) / 2
+        along_len = (lengths[(across + 1) % 4] + lengths[(across + 3) % 4]) / 2
+        votes.append(across_len >= along_len)
     return None if not votes else bool(np.mean(votes) >= 0.5)
 
 
@@ -228,3 +230,32 @@ def group_region(layout: PhotoLayout, card_index: tuple[int, ...]) -> np.ndarray
     largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     ys, xs = np.nonzero(labels == largest)
     return np.stack([(xs + 0.5) / to_cells, (ys + 0.5) / to_cells], axis=1)
+
+
+#: A foreground part smaller than this share of a card is noise, not a row.
+MIN_REGION_CARDS = 0.5
+
+
+def foreground_regions(layout: PhotoLayout) -> list[tuple[np.ndarray, tuple[int, ...]]]:
+    """The photo's separate card regions (connected parts of the foreground map), each as its
+    photo points and the layout cards whose centres lie in it. Players leave gaps between their
+    sorted rows, so each region is a row (or a pile): a grouping that does not depend on the
+    layout's card rectangles meeting one another."""
+    maps = layout.maps
+    to_cells = layout.scale / maps.stride
+    region = (maps.foreground > FOREGROUND_LEVEL).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(region, connectivity=4)
+    card_cells = (layout.card_long_px * to_cells) ** 2 * CARD_ASPECT
+    centres = np.floor(np.asarray(layout.cards.centre_xy, np.float64) * to_cells).astype(int)
+    h, w = labels.shape
+    inside = (centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (centres[:, 1] < h)
+    card_label = np.full(len(centres), -1)
+    card_label[inside] = labels[centres[inside, 1], centres[inside, 0]]
+    out = []
+    for label in range(1, n):
+        if stats[label, cv2.CC_STAT_AREA] < MIN_REGION_CARDS * card_cells:
+            continue
+        ys, xs = np.nonzero(labels == label)
+        points = np.stack([(xs + 0.5) / to_cells, (ys + 0.5) / to_cells], axis=1)
+        out.append((points, tuple(int(i) for i in np.nonzero(card_label == label)[0])))
+    return out

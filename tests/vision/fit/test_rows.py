@@ -14,8 +14,9 @@ from cardtally.vision.fit.band import (
     BAND_CARD_SHORT_PX,
     BAND_END_MARGIN_PX,
     row_band,
+    stretch_band,
 )
-from cardtally.vision.fit.rows import fit_row
+from cardtally.vision.fit.rows import fit_row, top_card_stretch
 from cardtally.vision.rectify import CARD_FRAME_WH
 
 QUIET = Lighting(gradient=(0.0, 0.0), vignetting=(0.0, 0.0), noise_sigma=(1.0, 1.0), glare_prob=0.0,
@@ -74,3 +75,10 @@ def test_each_strip_of_a_mixed_row_gets_its_own_deck():
     fit = fit_row(row_band(scene.image, quads), _backs(scene))
     assert fit.count == len(decks)
     assert [strip.deck_name for strip in fit.strips] == truth
+
+
+def test_a_band_squeezed_along_the_row_is_stretched_back_by_its_top_card():
+    scene, quads, _ = _row([0] * 6, seed=3)
+    squeezed = stretch_band(row_band(scene.image, quads), 0.88)
+    stretch = top_card_stretch(squeezed, _backs(scene))
+    assert abs(stretch * 0.88 - 1.0) <= 0.04
