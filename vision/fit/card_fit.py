@@ -51,8 +51,9 @@ FACE_UP_PROB = 0.4
 #: Two backs whose layouts correlate less than this are not compared for family windows
 #: (siblings correlate 0.9 and more; the windows cost a quarter second a pair).
 SIBLING_LAYOUT = 0.6
-#: A window shows when at least this share of it is visible.
-WINDOW_SHOWN = 0.6
+#: A window shows when at least this share of it is visible (val: 0.35 decided 49 of 69 family
+#: cards against 45 at 0.6, none more wrong).
+WINDOW_SHOWN = 0.35
 
 
 @dataclass(frozen=True)
