@@ -35,7 +35,7 @@ class RowFitSettings:
     edge_weight: float = 0.5
     #: Edge probability at which a start costs nothing: above it a start gains, up to
     #: ``edge_weight`` at twice it; below it a start pays, up to ``edge_weight`` with no edge.
-    edge_level: float = 0.5
+    edge_level: float = 0.3
     min_strip_px: int = 5
     #: A strip that matches no calibrated back better than this is a card of no known deck
     #: (face up, or a stranger's back): it still counts as a card, for nobody.
