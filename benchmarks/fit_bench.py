@@ -33,9 +33,8 @@ from cardtally.models.synth.designs import load_design
 from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
 from cardtally.vision.fit.backs import CalibratedBack
 from cardtally.vision.fit.band import RowBand, row_band
-from cardtally.vision.fit.photo import EDGE_TRIM, edge_across, fit_rows
+from cardtally.vision.fit.photo import EDGE_TRIM, edge_across, fit_regions
 from cardtally.vision.fit.rows import RowFitSettings, fit_row
-from cardtally.vision.layout.groups import group_cards
 from cardtally.vision.layout.maps import LayoutNetwork
 from cardtally.vision.layout.photo import find_cards
 from cardtally.vision.onnx_session import model_session
@@ -110,12 +109,12 @@ def scene_backs(scene: Scene) -> list[CalibratedBack]:
 
 def photo_counts(scene: Scene, network: LayoutNetwork, settings: RowFitSettings
                  ) -> tuple[Counter, float]:
-    """Cards per deck name ("" for no known deck) through the whole chain (``fit_rows`` on the
-    layout network's cards and groups; a sorted photo holds only rows, so a group read as a
-    pile or a fan is still walked as one) and the seconds the bands and fits took."""
+    """Cards per deck name ("" for no known deck) through the whole chain (``fit_regions`` on
+    the layout network's maps: a sorted photo holds only rows, each its own region) and the
+    seconds the bands and fits took."""
     layout = find_cards(network, scene.image)
     started = time.perf_counter()
-    fitted = fit_rows(scene.image, layout, group_cards(layout.cards), scene_backs(scene), settings)
+    fitted = fit_regions(scene.image, layout, scene_backs(scene), settings)
     return fitted.counts(), time.perf_counter() - started
 
 
