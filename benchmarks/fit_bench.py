@@ -147,6 +147,21 @@ def layout_chain(args: argparse.Namespace, network: LayoutNetwork, seed0: int) -
         for key, t in sorted(tallies.items())}
 
 
+def markdown(record: dict) -> str:
+    """The record's figures as a Markdown table (the form docs/BENCHMARKS.md shows)."""
+    rows = list(record["figures"].items())
+    keys = [k for k in rows[0][1] if k != "rows" and k != "photos"]
+    for _, figures in rows[1:]:
+        keys += [k for k in figures if k not in keys and k not in ("rows", "photos")]
+    count_key = "rows" if "rows" in rows[0][1] else "photos"
+    lines = ["| cue / designs | " + count_key + " | " + " | ".join(keys) + " |",
+             "|---" * (len(keys) + 2) + "|"]
+    for name, figures in rows:
+        cells = [str(figures.get(k, 0)) for k in keys]
+        lines.append(f"| {name} | {figures[count_key]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scenes", type=int, default=30)
@@ -162,7 +177,12 @@ def main() -> None:
                              "layout network's cards and groups (photo-level counts)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--markdown", type=Path, metavar="RECORD",
+                        help="print a run record's figures as the docs' table, and stop")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(args.markdown.read_text())))
+        return
     edges = args.edges.split(",")
     network = (LayoutNetwork(model_session(args.model.read_bytes(), args.model.name, 2))
                if "model" in edges else None)
