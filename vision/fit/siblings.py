@@ -58,7 +58,7 @@ class SiblingSettings:
     clear_margin: float = 0.06
     #: A strip whose windows correlate less than this with the family's shared print (a
     #: face-up card, something on the card) identifies no deck.
-    min_family_fit: float = 0.5
+    min_family_fit: float = 0.6
 
 
 class SiblingWindows:
@@ -136,6 +136,11 @@ def decide_siblings(band: RowBand, fit: RowFit, backs: Sequence[CalibratedBack],
     """``fit`` with each strip's deck re-decided among its close siblings (module doc):
     ``candidates``, ``doubtful``, ``decided_by`` and ``deck_margin`` say how. ``backs`` are the
     backs the row was fitted with; ``windows`` may be shared by the rows of one photo."""
+    candidates = [_candidates(strip, settings) for strip in fit.strips]
+    if all(len(decks) < 2 for decks in candidates):
+        return dataclasses.replace(fit, strips=tuple(
+            dataclasses.replace(strip, candidates=decks)
+            for strip, decks in zip(fit.strips, candidates, strict=True)))
     windows = windows if windows is not None else SiblingWindows(backs)
     by_name = {back.deck_name: back for back in backs}
     lab = band_lab(band.band_bgr)
@@ -151,7 +156,6 @@ def decide_siblings(band: RowBand, fit: RowFit, backs: Sequence[CalibratedBack],
                                     for t in turns]
         return templates[deck_name]
 
-    candidates = [_candidates(strip, settings) for strip in fit.strips]
     votes: list[_WindowVote | None] = []
     for strip, decks in zip(fit.strips, candidates, strict=True):
         if len(decks) < 2:
@@ -212,21 +216,33 @@ def _identified(strip: StripFit, vote: _WindowVote | None, settings: SiblingSett
     return None, 0.0
 
 
-def _differing(patches: list[np.ndarray], settings: SiblingSettings) -> np.ndarray | None:
-    """(h, w, 3) float32 mask of the pixels where the candidates' patches differ (a pixel
-    around them included), or None where too few do."""
-    spread = np.stack(patches).std(axis=0).sum(axis=2)
+def _differing(patches: np.ndarray, settings: SiblingSettings) -> np.ndarray | None:
+    """(h, w) bool: the pixels where the candidates' patches (D, h, w, 3) differ, a pixel
+    around them included; None where too few do."""
+    spread = patches.std(axis=0).sum(axis=2)
     differ = cv2.dilate((spread > settings.differ_lab).astype(np.uint8), np.ones((3, 3), np.uint8))
     if int(differ.sum()) < settings.min_differ_px:
         return None
-    return np.ascontiguousarray(np.repeat(differ[..., None], 3, axis=2).astype(np.float32))
+    return differ.astype(bool)
 
 
-def _ncc_map(region: np.ndarray, patch: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """The normalised cross-correlation of ``patch`` at every place in ``region`` over the
-    patch's pixels where ``mask`` is set (0 where undefined: a flat patch)."""
-    scores = cv2.matchTemplate(region, patch, cv2.TM_CCOEFF_NORMED, mask=mask)
+def _ncc_map(region: np.ndarray, patch: np.ndarray) -> np.ndarray:
+    """The normalised cross-correlation of ``patch`` at every place in ``region`` (0 where
+    undefined: a flat patch)."""
+    scores = cv2.matchTemplate(region, patch, cv2.TM_CCOEFF_NORMED)
     return np.where(np.isfinite(scores), scores, 0.0)
+
+
+def _masked_ncc(here: np.ndarray, patches: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(D,): the normalised cross-correlation of ``here`` (h, w, 3) with each patch over the
+    pixels of ``mask``, each channel's mean over those pixels removed, channels pooled."""
+    band = here[mask].astype(np.float64)  # (n, 3)
+    band -= band.mean(axis=0)
+    templates = patches[:, mask].astype(np.float64)  # (D, n, 3)
+    templates -= templates.mean(axis=1, keepdims=True)
+    cov = np.einsum("nc,dnc->d", band, templates)
+    norm = np.sqrt((band**2).sum() * (templates**2).sum(axis=(1, 2)))
+    return np.where(norm > 1e-9, cov / np.maximum(norm, 1e-9), 0.0)
 
 
 def _showing_boxes(strip: StripFit, shown: tuple[FrameWindow, ...], turned: bool, band: RowBand,
@@ -246,24 +262,22 @@ def _turn_scores(padded: np.ndarray, strip: StripFit, patches_of: list[np.ndarra
                  boxes: list[tuple[int, int, int, int]], settings: SiblingSettings
                  ) -> tuple[np.ndarray, float]:
     """For one turn: each candidate's correlation with the strip over the pixels where the
-    candidates differ, and how well the windows fit the candidates at all (their mean
-    correlation over the whole windows); both area-weighted over the windows."""
+    candidates differ, and how well the windows fit the family at all (the correlation of the
+    candidates' mean over the whole windows); both area-weighted over the windows."""
     pad = settings.search_px
     symbol = np.zeros(len(patches_of))
     fit = weight = 0.0
     for x0, y0, x1, y1 in boxes:
         region = padded[y0: y1 + 2 * pad, strip.start_px + x0: strip.start_px + x1 + 2 * pad]
-        patches = [np.ascontiguousarray(t[y0:y1, x0:x1]) for t in patches_of]
-        maps = np.stack([_ncc_map(region, patch) for patch in patches])
-        # One alignment for every candidate, where they fit best together (on what the
+        patches = np.stack([t[y0:y1, x0:x1] for t in patches_of])
+        # One alignment for every candidate, where their mean fits best (the print the
         # siblings share): searched per candidate, a wrong symbol would buy itself a shift.
-        together = maps.mean(axis=0)
+        together = _ncc_map(region, np.ascontiguousarray(patches.mean(axis=0)))
         ay, ax = np.unravel_index(int(np.argmax(together)), together.shape)
-        scores = maps[:, ay, ax]
+        here = region[ay: ay + y1 - y0, ax: ax + x1 - x0]
         differ = _differing(patches, settings)
-        if differ is not None:
-            here = np.ascontiguousarray(region[ay: ay + y1 - y0, ax: ax + x1 - x0])
-            scores = np.array([_ncc_map(here, patch, differ)[0, 0] for patch in patches])
+        scores = _masked_ncc(here, patches, differ if differ is not None
+                             else np.ones(here.shape[:2], bool))
         area = (x1 - x0) * (y1 - y0)
         symbol += area * scores
         fit += area * float(together[ay, ax])
