@@ -59,6 +59,9 @@ class SiblingSettings:
     #: A strip whose windows correlate less than this with the family's shared print (a
     #: face-up card, something on the card) identifies no deck.
     min_family_fit: float = 0.6
+    #: A strip whose whole-strip mismatch is larger does not vouch for its row's deck (on
+    #: the tuning rows backs reached 0.77, face-up cards' median was 0.93).
+    max_vouching_mismatch: float = 0.75
 
 
 class SiblingWindows:
@@ -168,8 +171,9 @@ def decide_siblings(band: RowBand, fit: RowFit, backs: Sequence[CalibratedBack],
 
     own = [_identified(strip, vote, settings) for strip, vote in zip(fit.strips, votes, strict=True)]
     identified: dict[str, float] = {}  # deck -> its clearest identified strip's margin
-    for deck, margin in own:
-        if deck is not None:
+    for strip, (deck, margin) in zip(fit.strips, own, strict=True):
+        # A strip that fits no back well (a face-up card) does not speak for its row.
+        if deck is not None and strip.mismatch <= settings.max_vouching_mismatch:
             identified[deck] = max(identified.get(deck, 0.0), margin)
     row_deck = next(iter(identified)) if len(identified) == 1 else None
 
