@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -43,17 +44,31 @@ class RowFitSettings:
     end_slack_px: int = 2 * BAND_END_MARGIN_PX
 
 
+#: What named a strip's deck: its whole-strip costs, a family window that shows in it
+#: (``siblings``), or its row's other strips (a sorted row is one player's).
+DeckSource = Literal["strip", "window", "row"]
+
+
 @dataclass(frozen=True)
 class StripFit:
     """One card of a row: where its visible strip starts and ends in the band, its deck ("" for
     a card of no calibrated deck: face up or a stranger's), its best mismatch, and the
-    decision's margin (to the runner-up deck, or to "no deck")."""
+    decision's margin (to the runner-up deck, or to "no deck").
+
+    ``deck_costs`` is every fitted deck's cost for this strip, (deck name, cost) in the order of
+    the backs. ``candidates`` are the decks the strip could still be (siblings whose whole-strip
+    costs are close), ``doubtful`` says none of them could be chosen with a clear margin, and
+    ``decided_by`` what named ``deck_name``; the sibling step (``siblings``) sets these three."""
 
     start_px: int
     width_px: int
     deck_name: str
     mismatch: float
     deck_margin: float
+    deck_costs: tuple[tuple[str, float], ...] = ()
+    candidates: tuple[str, ...] = ()
+    doubtful: bool = False
+    decided_by: DeckSource = "strip"
 
 
 @dataclass(frozen=True)
@@ -194,7 +209,9 @@ def fit_row(band: RowBand, backs: Sequence[CalibratedBack],
             strips.append(StripFit(start_px=start, width_px=strip_w,
                                    deck_name=backs[best].deck_name if best < len(backs) else "",
                                    mismatch=float(per_deck.min()),
-                                   deck_margin=float(options[order[1]] - options[best])))
+                                   deck_margin=float(options[order[1]] - options[best]),
+                                   deck_costs=tuple((back.deck_name, float(cost)) for back, cost
+                                                    in zip(backs, per_deck, strict=True))))
         fits.append(RowFit(strips=tuple(strips), reversed=reverse, cost=float(total[n_best]),
                            count_margin=count_margin))
     forward, backward = fits
