@@ -35,6 +35,7 @@ from cardtally.vision.fit.backs import CalibratedBack
 from cardtally.vision.fit.band import RowBand, row_band
 from cardtally.vision.fit.photo import EDGE_TRIM, edge_across, fit_regions
 from cardtally.vision.fit.rows import RowFitSettings, fit_row
+from cardtally.vision.fit.siblings import SiblingWindows, decide_siblings
 from cardtally.vision.layout.maps import LayoutNetwork
 from cardtally.vision.layout.photo import find_cards
 from cardtally.vision.onnx_session import model_session
@@ -199,6 +200,7 @@ def main() -> None:
         rows, left_out = true_rows(scene)
         left_out_rows += left_out
         backs = scene_backs(scene)
+        windows = SiblingWindows(backs)
         layout = find_cards(network, scene.image) if network is not None else None
         for deck_ids, quads, _card_ids in rows:
             band = row_band(scene.image, quads)
@@ -209,7 +211,8 @@ def main() -> None:
                 settings = RowFitSettings(card_cost=args.card_cost, edge_weight=args.edge_weight,
                                           edge_level=args.edge_level)
                 started = time.perf_counter()
-                fit = fit_row(band, backs, edge, settings)
+                fit = decide_siblings(band, fit_row(band, backs, edge, settings), backs,
+                                      windows=windows)
                 seconds = time.perf_counter() - started
                 names = [s.deck_name for s in fit.strips][::-1 if fit.reversed else 1]
                 exact = fit.count == len(quads)

@@ -3,7 +3,8 @@
 For each group the layout stage reads as a row (or that the caller wants walked as one), the
 band is read along the foreground region its cards cover (``spine``), the layout network's edge
 head is read across the band at every column, and the row program (``rows``) explains the band
-as cards of the calibrated backs. A band read from a region knows the card's size across the
+as cards of the calibrated backs, each strip's deck then decided among close siblings by the
+family windows that show in it (``siblings``). A band read from a region knows the card's size across the
 row but not along it (the camera's tilt shortens the two directions differently), so it is first
 stretched along the row until its top card, whole at one end, is as wide as a back.
 """
@@ -22,6 +23,7 @@ from ..layout.photo import PhotoLayout
 from .backs import CalibratedBack
 from .band import RowBand, row_band, stretch_band
 from .rows import RowFit, RowFitSettings, fit_row, top_card_stretch
+from .siblings import SiblingWindows, decide_siblings
 from .spine import foreground_regions, group_region, row_band_from_region
 
 #: Band rows left out at the top and bottom when reading an edge across the band (the row's
@@ -75,15 +77,23 @@ def group_band(image_bgr: np.ndarray, layout: PhotoLayout, group: CardGroup) -> 
         return row_band(image_bgr, quads)
 
 
+def fit_band(band: RowBand, layout: PhotoLayout, backs: Sequence[CalibratedBack],
+             settings: RowFitSettings, windows: SiblingWindows) -> tuple[RowBand, RowFit]:
+    """One band stretched to its top card, explained by the row program with the edge head,
+    and its strips' decks decided among close siblings."""
+    band = stretch_band(band, top_card_stretch(band, backs))
+    fit = fit_row(band, backs, edge_across(layout, band), settings)
+    return band, decide_siblings(band, fit, backs, windows=windows)
+
+
 def fit_rows(image_bgr: np.ndarray, layout: PhotoLayout, groups: Sequence[CardGroup],
              backs: Sequence[CalibratedBack],
              settings: RowFitSettings = RowFitSettings()) -> PhotoFit:  # noqa: B008
     """Walk each of ``groups`` as a row and explain it with ``backs``."""
+    windows = SiblingWindows(backs)
     rows = []
     for group in groups:
-        band = group_band(image_bgr, layout, group)
-        band = stretch_band(band, top_card_stretch(band, backs))
-        fit = fit_row(band, backs, edge_across(layout, band), settings)
+        band, fit = fit_band(group_band(image_bgr, layout, group), layout, backs, settings, windows)
         rows.append(FittedRow(card_index=group.card_index, band=band, fit=fit))
     return PhotoFit(rows=tuple(rows))
 
@@ -91,6 +101,7 @@ def fit_rows(image_bgr: np.ndarray, layout: PhotoLayout, groups: Sequence[CardGr
 def fit_regions(image_bgr: np.ndarray, layout: PhotoLayout, backs: Sequence[CalibratedBack],
                 settings: RowFitSettings = RowFitSettings()) -> PhotoFit:  # noqa: B008
     """Walk each separate card region of the photo (``foreground_regions``) as a row."""
+    windows = SiblingWindows(backs)
     rows = []
     cell_px = layout.maps.stride / layout.scale
     for points, card_index in foreground_regions(layout):
@@ -100,7 +111,6 @@ def fit_regions(image_bgr: np.ndarray, layout: PhotoLayout, backs: Sequence[Cali
                                         edge_at=lambda map_xy: edge_at(layout, map_xy))
         except ValueError:
             continue
-        band = stretch_band(band, top_card_stretch(band, backs))
-        fit = fit_row(band, backs, edge_across(layout, band), settings)
+        band, fit = fit_band(band, layout, backs, settings, windows)
         rows.append(FittedRow(card_index=card_index, band=band, fit=fit))
     return PhotoFit(rows=tuple(rows))
