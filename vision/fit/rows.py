@@ -164,7 +164,8 @@ def _program(cost: np.ndarray, edge: np.ndarray, width: int, settings: RowFitSet
         best = np.argmin(candidates, axis=1)
         f[lo + 1:hi + 1, x] = candidates[np.arange(hi - lo), best] + step[x]
         parent[lo + 1:hi + 1, x] = prev[best]
-    ends = np.arange(max(0, length - width - slack), length - width + 1)
+    # a band shorter than a card (a cut-off region) still holds the one card it shows
+    ends = np.arange(max(0, length - width - slack), max(0, length - width) + 1)
     closing = f[:, ends] + cost[ends, width][None, :] + settings.card_cost
     total = np.min(closing, axis=1)
     best_n = int(np.argmin(total))

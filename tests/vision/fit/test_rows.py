@@ -13,6 +13,7 @@ from cardtally.vision.fit.band import (
     BAND_CARD_LONG_PX,
     BAND_CARD_SHORT_PX,
     BAND_END_MARGIN_PX,
+    RowBand,
     row_band,
     stretch_band,
 )
@@ -82,3 +83,12 @@ def test_a_band_squeezed_along_the_row_is_stretched_back_by_its_top_card():
     squeezed = stretch_band(row_band(scene.image, quads), 0.88)
     stretch = top_card_stretch(squeezed, _backs(scene))
     assert abs(stretch * 0.88 - 1.0) <= 0.04
+
+
+def test_a_band_shorter_than_a_card_holds_one_card():
+    scene, quads, _ = _row([0] * 3, seed=3)
+    band = row_band(scene.image, quads)
+    short = band.card_wh[0] // 2
+    cut = RowBand(band_bgr=band.band_bgr[:, :short], map_xy=band.map_xy[:, :short],
+                  card_wh=band.card_wh, landscape=band.landscape)
+    assert fit_row(cut, _backs(scene)).count == 1
