@@ -85,19 +85,22 @@ def _deck_costs(band: np.ndarray, templates_by_deck: list[list[np.ndarray]],
                 settings: RowFitSettings) -> tuple[np.ndarray, np.ndarray]:
     """(decks, L, W + 1): each deck's best-turn strip cost, the band read as laid and read
     mirrored (cards stacked the other way)."""
-    windows = band_windows(band, templates_by_deck[0][0].shape[1])
-    readings: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
-    for templates in templates_by_deck:
-        best: list[np.ndarray | None] = [None, None]
-        for template in templates:
-            for k, costs in enumerate(strip_costs_both_ways(windows, template)):
-                cost = costs.mismatch + settings.continuation_weight * np.maximum(
-                    costs.continuation, 0)
-                best[k] = cost if best[k] is None else np.minimum(best[k], cost)
-        for per_deck, cost in zip(readings, best, strict=True):
-            per_deck.append(cost)
-    # the costs come transposed (their memory runs along x): stack them in that order
-    laid, mirrored = (np.stack([c.T for c in r]).transpose(0, 2, 1) for r in readings)
+    width = templates_by_deck[0][0].shape[1]
+    windows = band_windows(band, width)
+    # (readings, decks, W + 1, L): the costs' memory runs along x
+    best = np.empty((2, len(templates_by_deck), width + 1, band.shape[1]))
+    for deck, templates in enumerate(templates_by_deck):
+        for turn, template in enumerate(templates):
+            for reading, costs in enumerate(strip_costs_both_ways(windows, template)):
+                # these costs are this loop's own: the penalty is added in place
+                penalty = np.maximum(costs.continuation, 0, out=costs.continuation)
+                penalty *= settings.continuation_weight
+                cost = np.add(costs.mismatch, penalty, out=costs.mismatch).T
+                if turn == 0:
+                    best[reading, deck] = cost
+                else:
+                    np.minimum(best[reading, deck], cost, out=best[reading, deck])
+    laid, mirrored = best.transpose(0, 1, 3, 2)
     return laid, mirrored
 
 

@@ -30,7 +30,7 @@ beside the mismatch and the program adds it as a penalty.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -138,6 +138,21 @@ def _centred_columns(image: np.ndarray, col_sums: np.ndarray) -> tuple[np.ndarra
     return centred.reshape(*centred.shape[:-2], -1), means
 
 
+class _Scratch:
+    """Working arrays kept from one template to the next: fresh ones of a few MB each cost a
+    page fault per 4 kB every time, as much as the arithmetic done in them."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+        """The array kept under ``name``, (re)made if its shape or type differs."""
+        array = self._arrays.get(name)
+        if array is None or array.shape != shape or array.dtype != dtype:
+            array = self._arrays[name] = np.empty(shape, dtype)
+        return array
+
+
 @dataclass(frozen=True)
 class BandWindows:
     """The band's own windows, shared by every template it is compared with: ``laid`` the band
@@ -151,6 +166,7 @@ class BandWindows:
     laid: tuple[_Windows, _Windows]
     mirrored: tuple[_Windows, _Windows]
     width: int
+    scratch: _Scratch = field(default_factory=_Scratch, compare=False, repr=False)
 
     @property
     def length(self) -> int:
@@ -189,10 +205,15 @@ def _diagonal_sums(windows: BandWindows, centred: np.ndarray, means: np.ndarray,
     their means) of band column d + i times template column i, for offsets d = -W .. L."""
     templates, width = centred.shape[:2]
     # column . column = centred . centred + H * means . means
-    products = (height * means.reshape(templates * width, -1)) @ windows.column_means.T
-    products += centred.reshape(templates * width, -1) @ windows.columns.T
+    scratch = windows.scratch
+    shape = (templates * width, windows.columns.shape[0])
+    products = np.matmul(height * means.reshape(templates * width, -1), windows.column_means.T,
+                         out=scratch.get("products", shape))
+    products += np.matmul(centred.reshape(templates * width, -1), windows.columns.T,
+                          out=scratch.get("centred products", shape, np.float32))
     item, row = products.itemsize, products.strides[0]
-    cross = np.zeros((templates, width + 1, windows.length + width + 1), np.float64)
+    cross = scratch.get("cross", (templates, width + 1, windows.length + width + 1))
+    cross[:, 0] = 0.0
     for k in range(templates):
         # diagonal[j, e] = products[k W + j, j + e]: offset d = e - W
         diagonal = np.lib.stride_tricks.as_strided(
@@ -202,10 +223,9 @@ def _diagonal_sums(windows: BandWindows, centred: np.ndarray, means: np.ndarray,
     return cross
 
 
-def _tail_cross(cross: np.ndarray) -> np.ndarray:
+def _tail_cross(cross: np.ndarray, out: np.ndarray) -> np.ndarray:
     """From cross sums over the template's first w columns (..., W + 1, X), those over its
     columns w .. e - 1, e = min(w + ``CONTINUATION_PX``, W)."""
-    out = np.empty(cross.shape)
     k = CONTINUATION_PX
     np.subtract(cross[..., k:, :], cross[..., :-k, :], out=out[..., :-k, :])
     np.subtract(cross[..., -1:, :], cross[..., -k:, :], out=out[..., -k:, :])
@@ -213,12 +233,12 @@ def _tail_cross(cross: np.ndarray) -> np.ndarray:
 
 
 def _correlations(cross: np.ndarray, band: _Windows, template_sums: np.ndarray,
-                  template_root: np.ndarray) -> np.ndarray:
+                  template_root: np.ndarray, out: np.ndarray) -> np.ndarray:
     """(shifts, W + 1, L): each window pair's correlation from its cross sums (shifts, W + 1,
     L) and both sides' window statistics (the template's per shift, (shifts, C, W + 1) and
     (shifts, W + 1))."""
     # sum over pixels of (b - mean b)(t - mean t) = cross - sum_c mean_c(b) * sum_c(t)
-    ncc = np.einsum("scw,cwx->swx", template_sums, band.means)
+    ncc = np.einsum("scw,cwx->swx", template_sums, band.means, out=out)
     np.subtract(cross, ncc, out=ncc)
     ncc *= band.inverse_root
     ncc *= template_root[:, :, None]
@@ -226,22 +246,25 @@ def _correlations(cross: np.ndarray, band: _Windows, template_sums: np.ndarray,
 
 
 def _best_shift(cross: np.ndarray, band: tuple[_Windows, _Windows],
-                template: tuple[_Windows, _Windows]) -> StripCosts:
+                template: tuple[_Windows, _Windows], scratch: _Scratch) -> StripCosts:
     """The costs of one reading from the cross sums over the first w columns of each shift
     of the template (shifts, W + 1, L) and both sides' windows, each strip's shift the one it
     matches best (the first of a tie)."""
     (band_strips, band_tails), (strips, tails) = band, template
     mismatch = _correlations(cross, band_strips, strips.means[..., 0] * strips.pixels[:, 0],
-                             strips.inverse_root[..., 0])
+                             strips.inverse_root[..., 0], scratch.get("strips", cross.shape))
     np.subtract(1.0, mismatch, out=mismatch)
-    continuation = _correlations(_tail_cross(cross), band_tails,
-                                 tails.means[..., 0] * tails.pixels[:, 0],
-                                 tails.inverse_root[..., 0])
-    best_mismatch, best_continuation = mismatch[0], continuation[0]
+    continuation = _correlations(_tail_cross(cross, scratch.get("tail cross", cross.shape)),
+                                 band_tails, tails.means[..., 0] * tails.pixels[:, 0],
+                                 tails.inverse_root[..., 0], scratch.get("tails", cross.shape))
+    best_mismatch, best_continuation = mismatch[0].copy(), continuation[0].copy()
     for shift in range(1, len(mismatch)):
-        better = mismatch[shift] < best_mismatch
-        np.copyto(best_mismatch, mismatch[shift], where=better)
-        np.copyto(best_continuation, continuation[shift], where=better)
+        # 1 where this shift is better: which shift wins varies from pixel to pixel, and a
+        # blend runs several times faster than a masked copy's unpredictable branches
+        take = (mismatch[shift] < best_mismatch).astype(np.float64)
+        np.minimum(best_mismatch, mismatch[shift], out=best_mismatch)
+        best_continuation *= 1.0 - take
+        best_continuation += continuation[shift] * take
     np.copyto(best_mismatch, np.inf, where=band_strips.outside)
     np.copyto(best_continuation, 0.0, where=band_tails.outside)
     return StripCosts(mismatch=best_mismatch.T, continuation=best_continuation.T)
@@ -266,9 +289,12 @@ def strip_costs_both_ways(windows: BandWindows, template: np.ndarray
     laid = cross[:, :, width: width + length]
     # mirrored, the strip at x' takes the last w columns of the diagonal at offset L - W - x'
     mirrored = cross[:, :, length: 0: -1]
-    mirrored = mirrored[:, width: width + 1] - mirrored[:, ::-1]
-    return (_best_shift(laid, windows.laid, (_reading(strips, 0), _reading(tails, 0))),
-            _best_shift(mirrored, windows.mirrored, (_reading(strips, 1), _reading(tails, 1))))
+    mirrored = np.subtract(mirrored[:, width: width + 1], mirrored[:, ::-1],
+                           out=windows.scratch.get("mirrored", laid.shape))
+    return (_best_shift(laid, windows.laid, (_reading(strips, 0), _reading(tails, 0)),
+                        windows.scratch),
+            _best_shift(mirrored, windows.mirrored, (_reading(strips, 1), _reading(tails, 1)),
+                        windows.scratch))
 
 
 def _reading(windows: _Windows, index: int) -> _Windows:
