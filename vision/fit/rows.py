@@ -22,7 +22,7 @@ import numpy as np
 
 from .backs import CalibratedBack
 from .band import BAND_END_MARGIN_PX, RowBand
-from .strip_costs import band_lab, band_windows, strip_costs
+from .strip_costs import band_lab, band_windows, strip_costs_both_ways
 
 
 @dataclass(frozen=True)
@@ -97,18 +97,26 @@ def oriented_templates(back: CalibratedBack, band: RowBand) -> list[np.ndarray]:
 
 
 def _deck_costs(band: np.ndarray, templates_by_deck: list[list[np.ndarray]],
-                settings: RowFitSettings) -> np.ndarray:
-    """(decks, L, W + 1): each deck's best-turn strip cost."""
-    windows = band_windows(band, templates_by_deck[0][0].shape[1])
-    out = []
-    for templates in templates_by_deck:
-        best = None
-        for template in templates:
-            costs = strip_costs(windows, template)
-            cost = costs.mismatch + settings.continuation_weight * np.maximum(costs.continuation, 0)
-            best = cost if best is None else np.minimum(best, cost)
-        out.append(best)
-    return np.stack(out)
+                settings: RowFitSettings) -> tuple[np.ndarray, np.ndarray]:
+    """(decks, L, W + 1): each deck's best-turn strip cost, the band read as laid and read
+    mirrored (cards stacked the other way)."""
+    width = templates_by_deck[0][0].shape[1]
+    windows = band_windows(band, width)
+    # (readings, decks, W + 1, L): the costs' memory runs along x
+    best = np.empty((2, len(templates_by_deck), width + 1, band.shape[1]))
+    for deck, templates in enumerate(templates_by_deck):
+        for turn, template in enumerate(templates):
+            for reading, costs in enumerate(strip_costs_both_ways(windows, template)):
+                # these costs are this loop's own: the penalty is added in place
+                penalty = np.maximum(costs.continuation, 0, out=costs.continuation)
+                penalty *= settings.continuation_weight
+                cost = np.add(costs.mismatch, penalty, out=costs.mismatch).T
+                if turn == 0:
+                    best[reading, deck] = cost
+                else:
+                    np.minimum(best[reading, deck], cost, out=best[reading, deck])
+    laid, mirrored = best.transpose(0, 1, 3, 2)
+    return laid, mirrored
 
 
 #: The edge head's response to one physical edge is several band pixels wide; only its crest
@@ -135,38 +143,70 @@ def _edge_evidence(edge_along: np.ndarray | None, length: int) -> np.ndarray:
     return np.max(np.stack([padded[k: k + length + 1] for k in range(1, 4)]), axis=0)
 
 
+def _cheapest_count(to_start: np.ndarray, step: np.ndarray, first_cost: np.ndarray,
+                    ends: np.ndarray, closing_cost: np.ndarray, shortest: int) -> int:
+    """The count (strips before the top card) of one cheapest explanation of any count: the
+    program without its count dimension. The best count is at most this (it is the fewest of
+    the cheapest), so the counted program need not go past one more."""
+    length = to_start.shape[0] - 1
+    pad = to_start.shape[1] + shortest - 1  # the card width
+    best = np.full(pad + length + 1, np.inf)  # best[pad + x]: the cheapest way to a start at x
+    best[pad: pad + len(first_cost)] = first_cost
+    cards = np.zeros(length + 1, np.int64)
+    reach = np.lib.stride_tricks.sliding_window_view(best, to_start.shape[1])[:, ::-1]
+    # a strip is at least ``shortest`` wide: the starts of one block depend only on earlier ones
+    for x0 in range(shortest, ends[-1] + 1, shortest):
+        xs = np.arange(x0, min(x0 + shortest, ends[-1] + 1))
+        candidates = reach[xs] + to_start[xs]
+        pick = np.argmin(candidates, axis=1)
+        value = candidates[np.arange(len(xs)), pick] + step[xs]
+        through = value < best[pad + xs]
+        best[pad + xs[through]] = value[through]
+        cards[xs] = np.where(through, cards[xs - shortest - pick] + 1, 0)
+    return int(cards[ends[np.argmin(best[pad + ends] + closing_cost)]])
+
+
 def _program(cost: np.ndarray, edge: np.ndarray, width: int, settings: RowFitSettings
              ) -> tuple[np.ndarray, list[int]]:
     """Best total cost for each card count, and the starts of the best count's explanation.
 
     ``cost`` (L, W + 1) is the best deck's strip cost. ``total[n]`` explains the whole band with
-    n cards (inf where impossible)."""
+    n cards (inf where impossible), for the counts up to one past the cheapest (the rest cost
+    more and bound neither the best count nor its margin)."""
     length = cost.shape[0]
     slack = settings.end_slack_px
-    max_cards = max(1, (length - width) // settings.min_strip_px + 2)
-    f = np.full((max_cards + 1, length + 1), np.inf)  # f[n, x]: n strips done, next starts at x
-    parent = np.zeros((max_cards + 1, length + 1), np.int64)
-    widths = np.arange(settings.min_strip_px, width + 1)
+    shortest = settings.min_strip_px
+    # the latest start of the top card (a band shorter than a card, a region cut off, still
+    # holds the one card it shows)
+    last = max(0, length - width)
+    max_cards = max(1, (length - width) // shortest + 2)
+    widths = np.arange(shortest, width + 1)
     # a start where the edge head sees no edge costs as much as one on a sure edge gains
     edge_cost = settings.edge_weight * np.clip(1.0 - edge / settings.edge_level, -1.0, 1.0)
     step = settings.card_cost + edge_cost
-    f[0, : slack + 1] = edge_cost[: slack + 1]  # the first card's own edge
-    for x in range(settings.min_strip_px, length - width + 1):
-        prev = x - widths
-        ok = prev >= 0
-        prev, w = prev[ok], widths[ok]
-        if len(prev) == 0:
+    # to_start[x, i]: the strip of width widths[i] that ends where the next starts, at x
+    strip_starts = np.arange(length + 1)[:, None] - widths[None, :]
+    to_start = np.where(strip_starts >= 0, cost[np.maximum(strip_starts, 0), widths[None, :]],
+                        np.inf)
+    ends = np.arange(max(0, last - slack), last + 1)
+    closing_cost = cost[ends, width] + settings.card_cost
+    cheapest = _cheapest_count(to_start, step, edge_cost[: slack + 1], ends, closing_cost, shortest)
+    rows = min(max_cards, cheapest + 1) + 1
+    # f[n, W + x]: n strips done, next starts at x (W padding columns first: no strip there)
+    f = np.full((rows, width + length + 1), np.inf)
+    parent = np.zeros((rows, length + 1), np.int64)
+    f[0, width: width + slack + 1] = edge_cost[: slack + 1]  # the first card's own edge
+    for n in range(1, rows):
+        # n strips reach at least n * shortest, at most the first card's slack + n cards
+        lo, hi = max(shortest, n * shortest), min(last, slack + n * width)
+        if lo > hi:
             continue
-        # only counts that can reach x: at least x / W strips, at most x / min_strip
-        lo = max(0, (x - slack) // width - 1)
-        hi = min(max_cards, x // settings.min_strip_px + 1)
-        candidates = f[lo:hi, prev] + cost[prev, w][None, :]  # (n, widths)
-        best = np.argmin(candidates, axis=1)
-        f[lo + 1:hi + 1, x] = candidates[np.arange(hi - lo), best] + step[x]
-        parent[lo + 1:hi + 1, x] = prev[best]
-    # a band shorter than a card (a cut-off region) still holds the one card it shows
-    ends = np.arange(max(0, length - width - slack), max(0, length - width) + 1)
-    closing = f[:, ends] + cost[ends, width][None, :] + settings.card_cost
+        reach = np.lib.stride_tricks.sliding_window_view(f[n - 1], len(widths))[lo: hi + 1, ::-1]
+        candidates = reach + to_start[lo: hi + 1]  # (x, widths)
+        pick = np.argmin(candidates, axis=1)
+        f[n, width + lo: width + hi + 1] = candidates[np.arange(hi - lo + 1), pick] + step[lo: hi + 1]
+        parent[n, lo: hi + 1] = np.arange(lo, hi + 1) - widths[pick]
+    closing = f[:, width + ends] + closing_cost[None, :]
     total = np.min(closing, axis=1)
     best_n = int(np.argmin(total))
     x = int(ends[np.argmin(closing[best_n])])
@@ -188,12 +228,8 @@ def fit_row(band: RowBand, backs: Sequence[CalibratedBack],
     width = band.card_wh[0]
     templates = [oriented_templates(back, band) for back in backs]
     fits: list[RowFit] = []
-    for reverse in (False, True):
-        band_read = lab[:, ::-1] if reverse else lab
-        deck_templates = [[t[:, ::-1] for t in ts] if reverse else ts for ts in templates]
-        deck_cost = _deck_costs(np.ascontiguousarray(band_read),
-                                [[np.ascontiguousarray(t) for t in ts] for ts in deck_templates],
-                                settings)
+    for reverse, deck_cost in zip((False, True), _deck_costs(lab, templates, settings),
+                                  strict=True):
         cost = np.minimum(deck_cost.min(axis=0), settings.unknown_cost)
         edge = None if edge_along is None else (edge_along[::-1] if reverse else edge_along)
         total, starts = _program(cost, _edge_evidence(edge, band.length_px), width, settings)

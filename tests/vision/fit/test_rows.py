@@ -78,6 +78,60 @@ def test_each_strip_of_a_mixed_row_gets_its_own_deck():
     assert [strip.deck_name for strip in fit.strips] == truth
 
 
+def _owner_edge(scene, band):
+    """The share of the band's middle rows where the rendered owner changes to a card between
+    column x - 1 and x: a sure edge cue."""
+    owner = cv2.remap(scene.owner_map.astype(np.float32), band.map_xy, None, cv2.INTER_NEAREST,
+                      borderValue=-1)
+    middle = owner[owner.shape[0] // 4: 3 * owner.shape[0] // 4]
+    edge = np.zeros(owner.shape[1])
+    edge[1:] = ((middle[:, 1:] != middle[:, :-1]) & (middle[:, 1:] >= 0)).mean(axis=0)
+    return edge
+
+
+# What the row program gave on these rows before its strip costs were computed from one product
+# for both stacking directions (float32 products over uncentred columns then, up to ~1e-5 off
+# the exact correlations: the costs are compared to 1e-5).
+EARLIER_FITS = [
+    (dict(decks=[0, 0, 1, 1, 0, 1, 0, 1], seed=5), False, False,
+     [(4, 19, "red"), (23, 19, "red"), (42, 19, "yellow"), (61, 18, "yellow"), (79, 20, "red"),
+      (99, 18, "yellow"), (117, 19, "red"), (136, 62, "yellow")],
+     -2.321235, 0.023046,
+     [0.202813, 0.046378, 0.509413, 0.570797, 0.115469, 0.496573, 0.08355, 0.453771],
+     [0.597187, 0.753622, 0.290587, 0.229203, 0.684531, 0.303427, 0.71645, 0.346229]),
+    (dict(decks=[0] * 9, seed=3, top_on_left=True, turned=(2, 5)), True, True,
+     [(5, 18, "red"), (23, 19, "red"), (42, 19, "red"), (61, 19, "red"), (80, 19, "red"),
+      (99, 19, "red"), (118, 19, "red"), (137, 19, "red"), (156, 62, "red")],
+     -7.926442, 0.700000,
+     [0.098846, 0.149423, 0.1365, 0.154636, 0.103649, 0.093006, 0.099392, 0.076674, 0.061433],
+     [0.701154, 0.650577, 0.6635, 0.645364, 0.696351, 0.706994, 0.700608, 0.723326, 0.738567]),
+    (dict(decks=[2, 0, 1, 2, 2, 0, 1, 1, 0, 2], seed=11), True, True,
+     [(5, 18, "red-2"), (23, 19, "teal"), (42, 19, "red"), (61, 19, "red-2"), (80, 19, "red-2"),
+      (99, 19, "teal"), (118, 19, "red"), (137, 19, "red"), (156, 19, "teal"),
+      (175, 62, "red-2")],
+     -8.293820, 0.431622,
+     [0.054697, 0.339057, 0.25626, 0.153641, 0.083919, 0.256268, 0.135981, 0.095332, 0.202859,
+      0.030943],
+     [0.134124, 0.460943, 0.058863, 0.157844, 0.147488, 0.515088, 0.107034, 0.105028, 0.573255,
+      0.189847]),
+]
+
+
+@pytest.mark.parametrize(("row", "with_edge", "reversed_", "strips", "cost", "count_margin",
+                          "mismatches", "deck_margins"), EARLIER_FITS)
+def test_the_fit_of_a_rendered_row_is_unchanged(row, with_edge, reversed_, strips, cost,
+                                                count_margin, mismatches, deck_margins):
+    scene, quads, _ = _row(**row)
+    band = row_band(scene.image, quads)
+    fit = fit_row(band, _backs(scene), _owner_edge(scene, band) if with_edge else None)
+    assert fit.reversed == reversed_
+    assert [(s.start_px, s.width_px, s.deck_name) for s in fit.strips] == strips
+    assert fit.cost == pytest.approx(cost, abs=1e-5)
+    assert fit.count_margin == pytest.approx(count_margin, abs=1e-5)
+    assert [s.mismatch for s in fit.strips] == pytest.approx(mismatches, abs=1e-5)
+    assert [s.deck_margin for s in fit.strips] == pytest.approx(deck_margins, abs=1e-5)
+
+
 def test_a_band_squeezed_along_the_row_is_stretched_back_by_its_top_card():
     scene, quads, _ = _row([0] * 6, seed=3)
     squeezed = stretch_band(row_band(scene.image, quads), 0.88)
