@@ -40,7 +40,7 @@ class RowFitSettings:
     min_strip_px: int = 5
     #: A strip that matches no calibrated back better than this is a card of no known deck
     #: (face up, or a stranger's back): it still counts as a card, for nobody.
-    unknown_cost: float = 0.8
+    unknown_cost: float = 0.95
     end_slack_px: int = 2 * BAND_END_MARGIN_PX
 
 

@@ -17,7 +17,7 @@ from cardtally.vision.fit.band import (
     row_band,
     stretch_band,
 )
-from cardtally.vision.fit.rows import fit_row, top_card_stretch
+from cardtally.vision.fit.rows import RowFitSettings, fit_row, top_card_stretch
 from cardtally.vision.rectify import CARD_FRAME_WH
 
 QUIET = Lighting(gradient=(0.0, 0.0), vignetting=(0.0, 0.0), noise_sigma=(1.0, 1.0), glare_prob=0.0,
@@ -92,6 +92,7 @@ def _owner_edge(scene, band):
 # What the row program gave on these rows before its strip costs were computed from one product
 # for both stacking directions (float32 products over uncentred columns then, up to ~1e-5 off
 # the exact correlations: the costs are compared to 1e-5).
+EARLIER_SETTINGS = RowFitSettings(unknown_cost=0.8, edge_weight=0.5, edge_level=0.3)
 EARLIER_FITS = [
     (dict(decks=[0, 0, 1, 1, 0, 1, 0, 1], seed=5), False, False,
      [(4, 19, "red"), (23, 19, "red"), (42, 19, "yellow"), (61, 18, "yellow"), (79, 20, "red"),
@@ -123,7 +124,8 @@ def test_the_fit_of_a_rendered_row_is_unchanged(row, with_edge, reversed_, strip
                                                 count_margin, mismatches, deck_margins):
     scene, quads, _ = _row(**row)
     band = row_band(scene.image, quads)
-    fit = fit_row(band, _backs(scene), _owner_edge(scene, band) if with_edge else None)
+    fit = fit_row(band, _backs(scene), _owner_edge(scene, band) if with_edge else None,
+                  EARLIER_SETTINGS)
     assert fit.reversed == reversed_
     assert [(s.start_px, s.width_px, s.deck_name) for s in fit.strips] == strips
     assert fit.cost == pytest.approx(cost, abs=1e-5)
