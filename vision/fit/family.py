@@ -13,6 +13,7 @@ differing pixels, in the first back's card frame.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -179,13 +180,13 @@ def _windows(spreads_apart: np.ndarray) -> tuple[FrameWindow, ...]:
         m = WINDOW_MARGIN_PX
         boxes.append([max(0, xs.min() - m), max(0, ys.min() - m),
                       min(width, xs.max() + 1 + m), min(height, ys.max() + 1 + m)])
-    merged = _merge_overlapping(boxes)
-    windows = [FrameWindow(*(int(v) for v in box)) for box in merged]
+    windows = merged_windows([FrameWindow(*(int(v) for v in box)) for box in boxes])
     return tuple(sorted(windows, key=lambda w: -w.area_px))
 
 
-def _merge_overlapping(boxes: list[list[int]]) -> list[list[int]]:
-    boxes = [list(b) for b in boxes]
+def merged_windows(windows: Sequence[FrameWindow]) -> tuple[FrameWindow, ...]:
+    """The windows with every overlapping pair replaced by the rectangle around both."""
+    boxes = [(w.x0, w.y0, w.x1, w.y1) for w in windows]
     merged = True
     while merged:
         merged = False
@@ -193,10 +194,10 @@ def _merge_overlapping(boxes: list[list[int]]) -> list[list[int]]:
             for j in range(i + 1, len(boxes)):
                 a, b = boxes[i], boxes[j]
                 if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
                     del boxes[j]
                     merged = True
                     break
             if merged:
                 break
-    return boxes
+    return tuple(FrameWindow(*box) for box in boxes)

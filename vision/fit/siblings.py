@@ -31,7 +31,7 @@ import numpy as np
 from ..rectify import CARD_FRAME_WH
 from .backs import CalibratedBack
 from .band import RowBand
-from .family import FrameWindow, family_windows
+from .family import FrameWindow, family_windows, merged_windows
 from .rows import RowFit, StripFit, oriented_templates
 from .strip_costs import band_lab
 
@@ -80,25 +80,6 @@ class SiblingWindows:
             a, b = self._backs[key[0]], self._backs[key[1]]
             self._cache[key] = merged_windows(family_windows(a, b) + family_windows(b, a))
         return self._cache[key]
-
-
-def merged_windows(windows: Sequence[FrameWindow]) -> tuple[FrameWindow, ...]:
-    """The windows with every overlapping pair replaced by the rectangle around both."""
-    boxes = [(w.x0, w.y0, w.x1, w.y1) for w in windows]
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                a, b = boxes[i], boxes[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                    del boxes[j]
-                    merged = True
-                    break
-            if merged:
-                break
-    return tuple(FrameWindow(*box) for box in boxes)
 
 
 def template_box(window: FrameWindow, turned: bool, band: RowBand, mirrored: bool
