@@ -31,7 +31,9 @@ import numpy as np
 from cardtally.models.layout.data import back_design_paths
 from cardtally.models.synth.designs import load_design
 from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
+from cardtally.vision.embed import BackEmbedder
 from cardtally.vision.fit.backs import CalibratedBack
+from cardtally.vision.fit.face_up import mark_face_up
 from cardtally.vision.fit.band import RowBand, row_band
 from cardtally.vision.fit.photo import EDGE_TRIM, edge_across, fit_regions
 from cardtally.vision.fit.rows import RowFitSettings, fit_row
@@ -108,14 +110,14 @@ def scene_backs(scene: Scene) -> list[CalibratedBack]:
             for name, design in zip(scene.deck_names, scene.deck_designs, strict=True)]
 
 
-def photo_counts(scene: Scene, network: LayoutNetwork, settings: RowFitSettings
-                 ) -> tuple[Counter, float]:
+def photo_counts(scene: Scene, network: LayoutNetwork, settings: RowFitSettings,
+                 embedder: BackEmbedder | None) -> tuple[Counter, float]:
     """Cards per deck name ("" for no known deck) through the whole chain (``fit_regions`` on
     the layout network's maps: a sorted photo holds only rows, each its own region) and the
     seconds the bands and fits took."""
     layout = find_cards(network, scene.image)
     started = time.perf_counter()
-    fitted = fit_regions(scene.image, layout, scene_backs(scene), settings)
+    fitted = fit_regions(scene.image, layout, scene_backs(scene), settings, embedder)
     return fitted.counts(), time.perf_counter() - started
 
 
@@ -124,10 +126,11 @@ def layout_chain(args: argparse.Namespace, network: LayoutNetwork, seed0: int) -
     settings = RowFitSettings(card_cost=args.card_cost, edge_weight=args.edge_weight,
                               edge_level=args.edge_level)
     tallies: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    embedder = None if args.no_face_up else BackEmbedder()
     for index in range(args.first, args.first + args.scenes):
         scene, design = sorted_scene(index, seed0)
         truth = Counter(card.deck_name for card in scene.cards)
-        counts, seconds = photo_counts(scene, network, settings)
+        counts, seconds = photo_counts(scene, network, settings, embedder)
         off = sum(abs(counts[name] - truth[name]) for name in set(counts) | set(truth))
         for key in ("all", design):
             tally = tallies[key]
@@ -176,6 +179,8 @@ def main() -> None:
     parser.add_argument("--geometry", choices=("true", "layout"), default="true",
                         help="rows from the renderer's outlines, or the whole chain from the "
                              "layout network's cards and groups (photo-level counts)")
+    parser.add_argument("--no-face-up", action="store_true",
+                        help="leave out the face-up test (the embedder's head on each strip)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--markdown", type=Path, metavar="RECORD",
@@ -195,6 +200,7 @@ def main() -> None:
         return
     tallies: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
     left_out_rows = 0
+    embedder = None if args.no_face_up else BackEmbedder()
     for index in range(args.first, args.first + args.scenes):
         scene, design = sorted_scene(index, seed0)
         rows, left_out = true_rows(scene)
@@ -213,6 +219,8 @@ def main() -> None:
                 started = time.perf_counter()
                 fit = decide_siblings(band, fit_row(band, backs, edge, settings), backs,
                                       windows=windows)
+                if embedder is not None:
+                    fit = mark_face_up(band, fit, embedder)
                 seconds = time.perf_counter() - started
                 names = [s.deck_name for s in fit.strips][::-1 if fit.reversed else 1]
                 exact = fit.count == len(quads)

@@ -4,7 +4,8 @@ For each group the layout stage reads as a row (or that the caller wants walked 
 band is read along the foreground region its cards cover (``spine``), the layout network's edge
 head is read across the band at every column, and the row program (``rows``) explains the band
 as cards of the calibrated backs, each strip's deck then decided among close siblings by the
-family windows that show in it (``siblings``). A band read from a region knows the card's size across the
+family windows that show in it (``siblings``), and fronts told by the back embedder's face-up
+head (``face_up``). A band read from a region knows the card's size across the
 row but not along it (the camera's tilt shortens the two directions differently), so it is first
 stretched along the row until its top card, whole at one end, is as wide as a back.
 """
@@ -18,10 +19,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..embed import BackEmbedder
 from ..layout.groups import CardGroup
 from ..layout.photo import PhotoLayout
 from .backs import CalibratedBack
 from .band import RowBand, row_band, stretch_band
+from .face_up import mark_face_up
 from .rows import RowFit, RowFitSettings, fit_row, top_card_stretch
 from .siblings import SiblingWindows, decide_siblings
 from .spine import foreground_regions, group_region, row_band_from_region
@@ -78,29 +81,37 @@ def group_band(image_bgr: np.ndarray, layout: PhotoLayout, group: CardGroup) -> 
 
 
 def fit_band(band: RowBand, layout: PhotoLayout, backs: Sequence[CalibratedBack],
-             settings: RowFitSettings, windows: SiblingWindows) -> tuple[RowBand, RowFit]:
+             settings: RowFitSettings, windows: SiblingWindows,
+             embedder: BackEmbedder | None) -> tuple[RowBand, RowFit]:
     """One band stretched to its top card, explained by the row program with the edge head,
-    and its strips' decks decided among close siblings."""
+    its strips' decks decided among close siblings, and fronts given no deck (none is told
+    without ``embedder``)."""
     band = stretch_band(band, top_card_stretch(band, backs))
     fit = fit_row(band, backs, edge_across(layout, band), settings)
-    return band, decide_siblings(band, fit, backs, windows=windows)
+    fit = decide_siblings(band, fit, backs, windows=windows)
+    return band, fit if embedder is None else mark_face_up(band, fit, embedder)
 
 
 def fit_rows(image_bgr: np.ndarray, layout: PhotoLayout, groups: Sequence[CardGroup],
              backs: Sequence[CalibratedBack],
-             settings: RowFitSettings = RowFitSettings()) -> PhotoFit:  # noqa: B008
-    """Walk each of ``groups`` as a row and explain it with ``backs``."""
+             settings: RowFitSettings = RowFitSettings(),  # noqa: B008
+             embedder: BackEmbedder | None = None) -> PhotoFit:
+    """Walk each of ``groups`` as a row and explain it with ``backs`` (fronts told by
+    ``embedder``'s face-up head)."""
     windows = SiblingWindows(backs)
     rows = []
     for group in groups:
-        band, fit = fit_band(group_band(image_bgr, layout, group), layout, backs, settings, windows)
+        band, fit = fit_band(group_band(image_bgr, layout, group), layout, backs, settings,
+                             windows, embedder)
         rows.append(FittedRow(card_index=group.card_index, band=band, fit=fit))
     return PhotoFit(rows=tuple(rows))
 
 
 def fit_regions(image_bgr: np.ndarray, layout: PhotoLayout, backs: Sequence[CalibratedBack],
-                settings: RowFitSettings = RowFitSettings()) -> PhotoFit:  # noqa: B008
-    """Walk each separate card region of the photo (``foreground_regions``) as a row."""
+                settings: RowFitSettings = RowFitSettings(),  # noqa: B008
+                embedder: BackEmbedder | None = None) -> PhotoFit:
+    """Walk each separate card region of the photo (``foreground_regions``) as a row (fronts
+    told by ``embedder``'s face-up head)."""
     windows = SiblingWindows(backs)
     rows = []
     cell_px = layout.maps.stride / layout.scale
@@ -111,6 +122,6 @@ def fit_regions(image_bgr: np.ndarray, layout: PhotoLayout, backs: Sequence[Cali
                                         edge_at=lambda map_xy: edge_at(layout, map_xy))
         except ValueError:
             continue
-        band, fit = fit_band(band, layout, backs, settings, windows)
+        band, fit = fit_band(band, layout, backs, settings, windows, embedder)
         rows.append(FittedRow(card_index=card_index, band=band, fit=fit))
     return PhotoFit(rows=tuple(rows))

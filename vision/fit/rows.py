@@ -69,6 +69,8 @@ class StripFit:
     candidates: tuple[str, ...] = ()
     doubtful: bool = False
     decided_by: DeckSource = "strip"
+    #: The embedder's face-up head called it a front (``face_up``): no deck, whatever it matched.
+    face_up: bool = False
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ QUIET = Lighting(gradient=(0.0, 0.0), vignetting=(0.0, 0.0), noise_sigma=(1.0, 1
 STEP_MM = 18.0
 
 
-def _row(decks, seed=3, top_on_left=False, turned=(), tilt=0.1):
+def _row(decks, seed=3, top_on_left=False, turned=(), tilt=0.1, face_up_fraction=0.0):
     """A row of cards offset along their short side, bottom card first; ``turned`` cards lie
     the other way up."""
     n = len(decks)
@@ -35,7 +35,7 @@ def _row(decks, seed=3, top_on_left=False, turned=(), tilt=0.1):
              for k, x in enumerate(xs)]
     options = SceneOptions(image_wh=(900, 500), poses_mm=np.asarray(poses), card_wh_mm=(59.0, 91.0),
                            card_px=(150, 150), camera_tilt_deg=(10.0, 10.0), lens_distortion=0.0,
-                           face_up_fraction=0.0, n_decks=max(decks) + 1, card_decks=tuple(decks),
+                           face_up_fraction=face_up_fraction, n_decks=max(decks) + 1, card_decks=tuple(decks),
                            lighting=QUIET, clutter=False, occluder_prob=0.0, table_kind="felt")
     scene = render_scene(seed, options)
     assert len(scene.cards) == n
