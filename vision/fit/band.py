@@ -134,6 +134,14 @@ def row_band(image_bgr: np.ndarray, quads_xy: list[np.ndarray]) -> RowBand:
     return RowBand(band_bgr=band, map_xy=map_xy, card_wh=(card_w, card_h), landscape=landscape)
 
 
+def crop_band(band: RowBand, start_px: int, stop_px: int) -> RowBand:
+    """The band's columns from ``start_px`` to ``stop_px`` (clipped to the band), with its map."""
+    start, stop = max(0, start_px), min(band.length_px, stop_px)
+    return RowBand(band_bgr=np.ascontiguousarray(band.band_bgr[:, start:stop]),
+                   map_xy=np.ascontiguousarray(band.map_xy[:, start:stop]),
+                   card_wh=band.card_wh, landscape=band.landscape)
+
+
 def stretch_band(band: RowBand, factor: float) -> RowBand:
     """The band resampled along the row by ``factor`` (> 1 lengthens it), with its map."""
     length = max(1, int(round(band.length_px * factor)))

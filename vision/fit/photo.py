@@ -23,11 +23,11 @@ from ..embed import BackEmbedder
 from ..layout.groups import CardGroup
 from ..layout.photo import PhotoLayout
 from .backs import CalibratedBack
-from .band import RowBand, row_band, stretch_band
+from .band import BAND_END_MARGIN_PX, RowBand, crop_band, row_band, stretch_band
 from .face_up import mark_face_up
 from .rows import RowFit, RowFitSettings, fit_row, top_card_stretch
 from .siblings import SiblingWindows, decide_siblings
-from .spine import foreground_regions, group_region, row_band_from_region
+from .spine import FOREGROUND_LEVEL, foreground_regions, group_region, row_band_from_region
 
 #: Band rows left out at the top and bottom when reading an edge across the band (the row's
 #: own long edges run there).
@@ -54,10 +54,32 @@ class PhotoFit:
         return Counter(strip.deck_name for row in self.rows for strip in row.fit.strips)
 
 
+def _map_at(layout: PhotoLayout, head: np.ndarray, map_xy: np.ndarray) -> np.ndarray:
+    """One of the layout network's maps read at photo points ``map_xy`` (H, W, 2). Cell i covers
+    the processed pixels [i, i + 1) * stride: its value sits at its centre (as the regions of
+    ``spine`` place their cells)."""
+    cells = (np.asarray(map_xy) * layout.scale / layout.maps.stride - 0.5).astype(np.float32)
+    return cv2.remap(head.astype(np.float32), cells, None, cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
+
+
 def edge_at(layout: PhotoLayout, map_xy: np.ndarray) -> np.ndarray:
     """The layout network's edge probability at photo points ``map_xy`` (H, W, 2)."""
-    cells = (np.asarray(map_xy) * layout.scale / layout.maps.stride).astype(np.float32)
-    return cv2.remap(layout.maps.edge.astype(np.float32), cells, None, cv2.INTER_LINEAR)
+    return _map_at(layout, layout.maps.edge, map_xy)
+
+
+def trim_to_cards(band: RowBand, layout: PhotoLayout) -> RowBand:
+    """``band`` cut to where the foreground head sees cards along its middle, plus the band's
+    end margin: a region's ends, read from whole map cells, overshoot the row by up to a cell
+    or two, and the program takes what lies beyond the row's ends for cards (the top card is
+    then measured too narrow and a sliver card fills the rest)."""
+    foreground = _map_at(layout, layout.maps.foreground, band.map_xy)
+    height = foreground.shape[0]
+    along = foreground[height // 4: height - height // 4].mean(axis=0)
+    on = np.nonzero(along >= FOREGROUND_LEVEL)[0]
+    if len(on) == 0:
+        return band
+    return crop_band(band, int(on[0]) - BAND_END_MARGIN_PX, int(on[-1]) + 1 + BAND_END_MARGIN_PX)
 
 
 def edge_across(layout: PhotoLayout, band: RowBand) -> np.ndarray:
@@ -83,9 +105,10 @@ def group_band(image_bgr: np.ndarray, layout: PhotoLayout, group: CardGroup) -> 
 def fit_band(band: RowBand, layout: PhotoLayout, backs: Sequence[CalibratedBack],
              settings: RowFitSettings, windows: SiblingWindows,
              embedder: BackEmbedder | None) -> tuple[RowBand, RowFit]:
-    """One band stretched to its top card, explained by the row program with the edge head,
+    """One band cut to its cards, stretched to its top card, explained by the row program with the edge head,
     its strips' decks decided among close siblings, and fronts given no deck (none is told
     without ``embedder``)."""
+    band = trim_to_cards(band, layout)
     band = stretch_band(band, top_card_stretch(band, backs))
     fit = fit_row(band, backs, edge_across(layout, band), settings)
     fit = decide_siblings(band, fit, backs, windows=windows)
