@@ -3,11 +3,14 @@
 import math
 from collections import Counter
 
+import cv2
 import numpy as np
 
 from cardtally.models.layout.targets import oracle_maps
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.fit.photo import fit_rows
+from cardtally.vision.fit.band import BAND_END_MARGIN_PX
+from cardtally.vision.fit.photo import edge_at, fit_rows, trim_to_cards
+from cardtally.vision.fit.spine import foreground_regions, row_band_from_region
 from cardtally.vision.layout.cards import SHARP_VOTES, card_long_cells, read_cards
 from cardtally.vision.layout.groups import group_cards
 from cardtally.vision.layout.photo import PhotoLayout
@@ -29,11 +32,36 @@ def _two_rows(seed):
     return render_scene(seed, options)
 
 
-def test_each_row_of_a_sorted_photo_is_counted_for_its_deck():
-    scene = _two_rows(seed=3)
+def _oracle_layout(scene):
     maps = oracle_maps(scene)
     cards = read_cards(maps, settings=SHARP_VOTES)
-    layout = PhotoLayout(cards, 1.0, card_long_cells(maps) * maps.stride, maps)
+    return PhotoLayout(cards, 1.0, card_long_cells(maps) * maps.stride, maps)
+
+
+def test_each_row_of_a_sorted_photo_is_counted_for_its_deck():
+    scene = _two_rows(seed=3)
+    layout = _oracle_layout(scene)
+    cards = layout.cards
     fitted = fit_rows(scene.image, layout, group_cards(cards), _backs(scene))
     assert len(fitted.rows) == 2
     assert fitted.counts() == Counter(card.deck_name for card in scene.cards)
+
+
+def test_a_rows_band_is_cut_to_its_cards_within_a_few_pixels():
+    scene = _two_rows(seed=3)
+    layout = _oracle_layout(scene)
+    regions = foreground_regions(layout)
+    assert len(regions) == 2
+    for points, card_index in regions:
+        quads = [np.asarray(layout.cards.quad_xy[i], np.float64) for i in card_index]
+        band = row_band_from_region(scene.image, points, layout.maps.stride / layout.scale,
+                                    layout.card_long_px, quads,
+                                    edge_at=lambda map_xy: edge_at(layout, map_xy))
+        trimmed = trim_to_cards(band, layout)
+        owner = cv2.remap(scene.owner_map.astype(np.float32), trimmed.map_xy, None,
+                          cv2.INTER_NEAREST, borderValue=-1)
+        middle = owner[owner.shape[0] // 2]
+        on_card = np.nonzero(middle >= 0)[0]
+        # the cards start and end a margin from the band's ends, give or take two pixels
+        assert abs(int(on_card[0]) - BAND_END_MARGIN_PX) <= 2
+        assert abs(trimmed.length_px - 1 - int(on_card[-1]) - BAND_END_MARGIN_PX) <= 2
