@@ -142,6 +142,18 @@ def crop_band(band: RowBand, start_px: int, stop_px: int) -> RowBand:
                    card_wh=band.card_wh, landscape=band.landscape)
 
 
+def turned_band(band: RowBand, image_bgr: np.ndarray) -> RowBand:
+    """The same stretch of the row read with the card turned a quarter: the band's height
+    (the row's width across) taken as the card's other side, so that its length scales by
+    the card's aspect; sampled again from the photo."""
+    card_w, card_h = band.card_wh
+    length = max(1, int(round(band.length_px * card_w / card_h)))
+    map_xy = cv2.resize(band.map_xy, (length, card_w), interpolation=cv2.INTER_LINEAR)
+    across_px = float(np.median(np.linalg.norm(band.map_xy[-1] - band.map_xy[0], axis=-1)))
+    return RowBand(band_bgr=sample_photo(image_bgr, map_xy, across_px / card_w), map_xy=map_xy,
+                   card_wh=(card_h, card_w), landscape=not band.landscape)
+
+
 def stretch_band(band: RowBand, factor: float) -> RowBand:
     """The band resampled along the row by ``factor`` (> 1 lengthens it), with its map."""
     length = max(1, int(round(band.length_px * factor)))

@@ -23,9 +23,9 @@ from ..embed import BackEmbedder
 from ..layout.groups import CardGroup
 from ..layout.photo import PhotoLayout
 from .backs import CalibratedBack
-from .band import BAND_END_MARGIN_PX, RowBand, crop_band, row_band, stretch_band
+from .band import BAND_END_MARGIN_PX, RowBand, crop_band, row_band, stretch_band, turned_band
 from .face_up import mark_face_up
-from .rows import RowFit, RowFitSettings, fit_row, top_card_stretch
+from .rows import RowFit, RowFitSettings, fit_row, top_card_match
 from .siblings import SiblingWindows, decide_siblings
 from .spine import FOREGROUND_LEVEL, foreground_regions, group_region, row_band_from_region
 
@@ -102,14 +102,22 @@ def group_band(image_bgr: np.ndarray, layout: PhotoLayout, group: CardGroup) -> 
         return row_band(image_bgr, quads)
 
 
-def fit_band(band: RowBand, layout: PhotoLayout, backs: Sequence[CalibratedBack],
-             settings: RowFitSettings, windows: SiblingWindows,
+def fit_band(image_bgr: np.ndarray, band: RowBand, layout: PhotoLayout,
+             backs: Sequence[CalibratedBack], settings: RowFitSettings, windows: SiblingWindows,
              embedder: BackEmbedder | None) -> tuple[RowBand, RowFit]:
-    """One band cut to its cards, stretched to its top card, explained by the row program with the edge head,
-    its strips' decks decided among close siblings, and fronts given no deck (none is told
-    without ``embedder``)."""
+    """One band cut to its cards, turned the way its top card fits a back best, stretched to
+    that card, explained by the row program with the edge head, its strips' decks decided
+    among close siblings, and fronts given no deck (none is told without ``embedder``).
+
+    The turn is tried because a row's width alone does not say which side of the card lies
+    across it where the layout's rectangles are wrong (the card's size read short or turned):
+    a band read the wrong way holds cards half again too long, and the program fills them
+    with slivers."""
     band = trim_to_cards(band, layout)
-    band = stretch_band(band, top_card_stretch(band, backs))
+    readings = [band, turned_band(band, image_bgr)]
+    matches = [top_card_match(reading, backs) for reading in readings]
+    pick = max(range(2), key=lambda k: matches[k][1])
+    band = stretch_band(readings[pick], matches[pick][0])
     fit = fit_row(band, backs, edge_across(layout, band), settings)
     fit = decide_siblings(band, fit, backs, windows=windows)
     return band, fit if embedder is None else mark_face_up(band, fit, embedder)
@@ -124,8 +132,8 @@ def fit_rows(image_bgr: np.ndarray, layout: PhotoLayout, groups: Sequence[CardGr
     windows = SiblingWindows(backs)
     rows = []
     for group in groups:
-        band, fit = fit_band(group_band(image_bgr, layout, group), layout, backs, settings,
-                             windows, embedder)
+        band, fit = fit_band(image_bgr, group_band(image_bgr, layout, group), layout, backs,
+                             settings, windows, embedder)
         rows.append(FittedRow(card_index=group.card_index, band=band, fit=fit))
     return PhotoFit(rows=tuple(rows))
 
@@ -145,6 +153,6 @@ def fit_regions(image_bgr: np.ndarray, layout: PhotoLayout, backs: Sequence[Cali
                                         edge_at=lambda map_xy: edge_at(layout, map_xy))
         except ValueError:
             continue
-        band, fit = fit_band(band, layout, backs, settings, windows, embedder)
+        band, fit = fit_band(image_bgr, band, layout, backs, settings, windows, embedder)
         rows.append(FittedRow(card_index=card_index, band=band, fit=fit))
     return PhotoFit(rows=tuple(rows))

@@ -267,6 +267,12 @@ def top_card_stretch(band: RowBand, backs: Sequence[CalibratedBack]) -> float:
     """How much to stretch ``band`` along the row so that its top card (whole, at one of the
     band's ends) is as wide as the backs' templates: the stretch whose whole-card correlation at
     either end is best."""
+    return top_card_match(band, backs)[0]
+
+
+def top_card_match(band: RowBand, backs: Sequence[CalibratedBack]) -> tuple[float, float]:
+    """The stretch of :func:`top_card_stretch` and its whole-card correlation (-inf where the
+    band is shorter than a card)."""
     lab = band_lab(band.band_bgr)
     width, height = band.card_wh
     margin = BAND_END_MARGIN_PX
@@ -285,4 +291,4 @@ def top_card_stretch(band: RowBand, backs: Sequence[CalibratedBack]) -> float:
                     ncc = float((window * t).sum() / np.sqrt((window ** 2).sum() * (t ** 2).sum() + 1e-9))
                     if ncc > best_ncc:
                         best, best_ncc = float(stretch), ncc
-    return best
+    return best, best_ncc

@@ -8,8 +8,10 @@ import numpy as np
 
 from cardtally.models.layout.targets import oracle_maps
 from cardtally.models.synth.scene import SceneOptions, render_scene
-from cardtally.vision.fit.band import BAND_END_MARGIN_PX
-from cardtally.vision.fit.photo import edge_at, fit_rows, trim_to_cards
+from cardtally.vision.fit.band import BAND_END_MARGIN_PX, turned_band
+from cardtally.vision.fit.photo import edge_at, fit_band, fit_rows, trim_to_cards
+from cardtally.vision.fit.rows import RowFitSettings
+from cardtally.vision.fit.siblings import SiblingWindows
 from cardtally.vision.fit.spine import foreground_regions, row_band_from_region
 from cardtally.vision.layout.cards import SHARP_VOTES, card_long_cells, read_cards
 from cardtally.vision.layout.groups import group_cards
@@ -65,3 +67,23 @@ def test_a_rows_band_is_cut_to_its_cards_within_a_few_pixels():
         # the cards start and end a margin from the band's ends, give or take two pixels
         assert abs(int(on_card[0]) - BAND_END_MARGIN_PX) <= 2
         assert abs(trimmed.length_px - 1 - int(on_card[-1]) - BAND_END_MARGIN_PX) <= 2
+
+
+def test_a_band_read_with_the_card_turned_is_turned_back_by_its_top_card():
+    scene = _two_rows(seed=3)
+    layout = _oracle_layout(scene)
+    backs = _backs(scene)
+    truth = sorted(Counter(card.deck_name for card in scene.cards).values())
+    counts = []
+    for points, card_index in foreground_regions(layout):
+        quads = [np.asarray(layout.cards.quad_xy[i], np.float64) for i in card_index]
+        band = row_band_from_region(scene.image, points, layout.maps.stride / layout.scale,
+                                    layout.card_long_px, quads)
+        wrong = turned_band(band, scene.image)
+        assert wrong.card_wh == band.card_wh[::-1] and wrong.landscape != band.landscape
+        assert abs(wrong.length_px - band.length_px * band.card_wh[0] / band.card_wh[1]) <= 1
+        fitted_band, fit = fit_band(scene.image, wrong, layout, backs, RowFitSettings(),
+                                    SiblingWindows(backs), None)
+        assert fitted_band.landscape == band.landscape
+        counts.append(fit.count)
+    assert sorted(counts) == truth
