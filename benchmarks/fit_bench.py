@@ -124,7 +124,8 @@ def photo_counts(scene: Scene, network: LayoutNetwork, settings: RowFitSettings,
 def layout_chain(args: argparse.Namespace, network: LayoutNetwork, seed0: int) -> dict:
     """Photo-level figures of the whole chain (layout network -> groups -> row fit)."""
     settings = RowFitSettings(card_cost=args.card_cost, edge_weight=args.edge_weight,
-                              edge_level=args.edge_level)
+                              edge_level=args.edge_level,
+                              unknown_cost=args.unknown_cost)
     tallies: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     embedder = None if args.no_face_up else BackEmbedder()
     for index in range(args.first, args.first + args.scenes):
@@ -176,6 +177,7 @@ def main() -> None:
     parser.add_argument("--card-cost", type=float, default=RowFitSettings.card_cost)
     parser.add_argument("--edge-weight", type=float, default=RowFitSettings.edge_weight)
     parser.add_argument("--edge-level", type=float, default=RowFitSettings.edge_level)
+    parser.add_argument("--unknown-cost", type=float, default=RowFitSettings.unknown_cost)
     parser.add_argument("--geometry", choices=("true", "layout"), default="true",
                         help="rows from the renderer's outlines, or the whole chain from the "
                              "layout network's cards and groups (photo-level counts)")
@@ -215,7 +217,8 @@ def main() -> None:
                 edge = (None if edge_kind == "none" else oracle_edge(scene, band)
                         if edge_kind == "oracle" else edge_across(layout, band))
                 settings = RowFitSettings(card_cost=args.card_cost, edge_weight=args.edge_weight,
-                                          edge_level=args.edge_level)
+                                          edge_level=args.edge_level,
+                                          unknown_cost=args.unknown_cost)
                 started = time.perf_counter()
                 fit = decide_siblings(band, fit_row(band, backs, edge, settings), backs,
                                       windows=windows)
