@@ -5,7 +5,6 @@ import cv2
 import numpy as np
 import pytest
 
-from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.fit.backs import CalibratedBack
 from cardtally.vision.fit.band import BAND_CARD_LONG_PX, BAND_CARD_SHORT_PX, RowBand, row_band
@@ -14,8 +13,8 @@ from cardtally.vision.fit.rows import fit_row, oriented_templates
 from cardtally.vision.fit.siblings import SiblingWindows, decide_siblings, template_box
 from cardtally.vision.rectify import CARD_FRAME_WH
 
-QUIET = Lighting(gradient=(0.0, 0.0), vignetting=(0.0, 0.0), noise_sigma=(1.0, 1.0), glare_prob=0.0,
-                 shadow_prob=0.0, defocus_prob=0.0, motion_blur_prob=0.0)
+from .test_rows import QUIET
+
 CARD_WH_MM = (59.0, 91.0)
 
 

@@ -6,7 +6,6 @@ import cv2
 import numpy as np
 import pytest
 
-from cardtally.models.synth.photo import Lighting
 from cardtally.models.synth.scene import SceneOptions, render_scene
 from cardtally.vision.fit.backs import CalibratedBack
 from cardtally.vision.fit.band import row_band
@@ -22,8 +21,7 @@ from cardtally.vision.fit.strip_costs import (
 )
 from cardtally.vision.rectify import CARD_FRAME_WH
 
-QUIET = Lighting(gradient=(0.0, 0.0), vignetting=(0.0, 0.0), noise_sigma=(1.0, 1.0), glare_prob=0.0,
-                 shadow_prob=0.0, defocus_prob=0.0, motion_blur_prob=0.0)
+from .test_rows import QUIET
 
 
 @pytest.fixture(scope="module")
