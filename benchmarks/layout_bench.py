@@ -40,7 +40,7 @@ import numpy as np
 from detect_bench import match_cards, real_count_summary, real_photos  # benchmarks/ sibling
 
 from cardtally.models.layout.data import back_design_paths
-from cardtally.models.layout.targets import oracle_maps
+from cardtally.models.layout.targets import oracle_maps, printed_cells
 from cardtally.models.synth.designs import load_design
 from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
 from cardtally.models.synth.targets import any_at_stride, boundary_map
@@ -62,7 +62,6 @@ VAL_SEED0 = 800_000
 LAYOUTS = ("sorted", "rows", "mixed", "fan", "pile", "spread")
 DESIGNS = ("procedural", "family", "real-test")
 TABLES = (None, "tablecloth", "knit", "cloth")
-PRINT_GRADIENT = 60.0  # Sobel magnitude (grey levels / px) that counts as a printed line
 
 
 def test_scene(index: int, seed0: int = TEST_SEED0) -> tuple[Scene, dict]:
@@ -126,12 +125,7 @@ def edge_samples(image: np.ndarray, owner: np.ndarray, edge_prob: np.ndarray
     h, w = edge_prob.shape
     edge_all = any_at_stride(boundary_map(owner), s)[:h, :w]
     edge_between = any_at_stride(boundary_map(owner, cards_only=True), s)[:h, :w]
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
-    grad_cells = grad[: h * s, : w * s].reshape(h, s, w, s).max(axis=(1, 3))
-    on_card = (owner[: h * s, : w * s].reshape(h, s, w, s) >= 0).all(axis=(1, 3))
-    near_edge = cv2.dilate(edge_all.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-    printed = on_card & ~near_edge & (grad_cells >= PRINT_GRADIENT)
+    printed = printed_cells(image, owner, s)[:h, :w]
     return {"edge": edge_prob[edge_all], "between": edge_prob[edge_between],
             "print": edge_prob[printed]}
 

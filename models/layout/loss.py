@@ -10,6 +10,10 @@ from torch.nn import functional as F
 EDGE_POS_WEIGHT = 4.0
 LOSS_WEIGHTS = {"foreground": 1.0, "edge": 2.0, "orient": 0.5, "corner": 1.0, "offset": 1.0,
                 "size": 0.5, "card_orient": 0.5}
+#: Printed lines inside cards weigh this much more as edge negatives: the head that fired on
+#: the printed borders of family designs (one per strip, ~10 px inside it) made the row
+#: program see two cards in one.
+PRINT_NEG_WEIGHT = 4.0
 #: Corner peaks are ~0.1% of cells: cells near a corner weigh up to this much more.
 CORNER_PEAK_WEIGHT = 50.0
 
@@ -31,8 +35,11 @@ def layout_loss(output: torch.Tensor, batch: dict[str, torch.Tensor]
     on_edge = edge_t > 0
     terms: dict[str, torch.Tensor] = {}
     terms["foreground"] = F.binary_cross_entropy_with_logits(output[:, 0], fg_t)
+    printed = batch.get("printed")
+    edge_weight = None if printed is None else 1.0 + PRINT_NEG_WEIGHT * printed
     terms["edge"] = F.binary_cross_entropy_with_logits(
-        output[:, 1], edge_t, pos_weight=torch.tensor(EDGE_POS_WEIGHT, device=output.device))
+        output[:, 1], edge_t, weight=edge_weight,
+        pos_weight=torch.tensor(EDGE_POS_WEIGHT, device=output.device))
     terms["corner"] = corner_loss(output[:, 2], batch["corner"])
     orient = output[:, 3:5].permute(0, 2, 3, 1)[on_edge]
     orient_t = batch["edge_orient"].permute(0, 2, 3, 1)[on_edge]

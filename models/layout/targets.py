@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from ...vision.layout.maps import LAYOUT_STRIDE, OFFSET_SCALE, LayoutMaps
@@ -20,6 +21,25 @@ CORNER_SIGMA = 1.0
 #: A corner counts as exposed when its card owns the point this far in towards the card centre
 #: (a share of the half-diagonal: past the rounding of a 4 mm corner radius).
 CORNER_INSET = 0.07
+#: Sobel magnitude (grey levels a pixel) that makes a cell inside a card a printed line.
+PRINT_GRADIENT = 60.0
+#: A printed cell lies at least this many cells from any card boundary.
+PRINT_EDGE_CLEARANCE = 2
+
+
+def printed_cells(image_bgr: np.ndarray, owner: np.ndarray, stride: int = LAYOUT_STRIDE
+                  ) -> np.ndarray:
+    """(h, w) bool: cells wholly inside a card, clear of every card boundary, that hold a
+    strong line of the design's print: where an edge detector that reads print would fire."""
+    h, w = owner.shape[0] // stride, owner.shape[1] // stride
+    edge_all = any_at_stride(boundary_map(owner), stride)[:h, :w]
+    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    grad_cells = grad[: h * stride, : w * stride].reshape(h, stride, w, stride).max(axis=(1, 3))
+    on_card = (owner[: h * stride, : w * stride].reshape(h, stride, w, stride) >= 0).all(axis=(1, 3))
+    reach = 2 * PRINT_EDGE_CLEARANCE + 1
+    near_edge = cv2.dilate(edge_all.astype(np.uint8), np.ones((reach, reach), np.uint8)) > 0
+    return on_card & ~near_edge & (grad_cells >= PRINT_GRADIENT)
 
 
 @dataclass(frozen=True)
@@ -39,13 +59,16 @@ class LayoutTargets:
     #: the long one needs the whole card). Cards of a fan share nearly one centre and differ by
     #: their turn.
     card_orient: np.ndarray
+    #: (h, w) 0/1: printed lines inside cards (``printed_cells``), where the edge head must
+    #: stay silent; the loss weighs them up as hard negatives.
+    printed: np.ndarray
 
     def as_dict(self) -> dict[str, np.ndarray]:
         """The maps by name, as the training batches carry them."""
         return {
             "foreground": self.foreground, "edge": self.edge, "edge_orient": self.edge_orient,
             "corner": self.corner, "offset": self.offset, "log_size": self.log_size,
-            "quad_ok": self.quad_ok, "card_orient": self.card_orient,
+            "quad_ok": self.quad_ok, "card_orient": self.card_orient, "printed": self.printed,
         }
 
 
@@ -76,9 +99,10 @@ def layout_targets(scene: Scene, stride: int = LAYOUT_STRIDE) -> LayoutTargets:
     log_size = np.zeros((h, w), np.float32)
     quad_ok = np.zeros((h, w), np.float32)
     card_orient = np.zeros((2, h, w), np.float32)
+    printed = printed_cells(scene.image, owner, stride).astype(np.float32)
     if n == 0:
         return LayoutTargets(foreground, edge_mask.astype(np.float32), edge_orient, corner,
-                             offset, log_size, quad_ok, card_orient)
+                             offset, log_size, quad_ok, card_orient, printed)
     quads = np.stack([c.quad_xy for c in scene.cards]).astype(np.float64) / stride  # cells
     centres = quads.mean(axis=1)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
@@ -104,7 +128,7 @@ def layout_targets(scene: Scene, stride: int = LAYOUT_STRIDE) -> LayoutTargets:
     _edge_orientation(edge_mask, cell_owner, cell_xy, quads, edge_orient)
     _exposed_corners(owner, scene.cards, stride, corner)
     return LayoutTargets(foreground, edge_mask.astype(np.float32), edge_orient, corner, offset,
-                         log_size, quad_ok, card_orient)
+                         log_size, quad_ok, card_orient, printed)
 
 
 def _edge_orientation(edge_mask, cell_owner, cell_xy, quads, out) -> None:

@@ -72,3 +72,25 @@ def test_sorted_photo_has_one_deck_a_row(seed):
     assert all(len(decks) == 1 for decks in decks_by_row.values())
     row_decks = [next(iter(d)) for d in decks_by_row.values()]
     assert len(row_decks) == len(set(row_decks))
+
+
+def test_printed_cells_lie_inside_cards_clear_of_edges_and_on_strong_print():
+    scene = _scene([[0, 0, 0]], (0,))
+    t = layout_targets(scene)
+    printed = t.printed > 0
+    assert printed.any()  # the procedural design prints lines
+    assert not (printed & (t.edge > 0)).any()
+    assert not (printed & (t.foreground == 0)).any()
+    # two cells of clearance: no printed cell touches an edge cell's 5x5 neighbourhood
+    edge_y, edge_x = np.nonzero(t.edge > 0)
+    print_y, print_x = np.nonzero(printed)
+    gap = np.maximum(np.abs(print_y[:, None] - edge_y[None]), np.abs(print_x[:, None] - edge_x[None]))
+    assert gap.min() > 2
+
+
+def test_a_plain_card_has_no_printed_cells():
+    scene = _scene([[0, 0, 0]], (0,))
+    blank = scene.image.copy()
+    blank[scene.owner_map == 0] = (200, 180, 160)
+    from cardtally.models.layout.targets import printed_cells
+    assert not printed_cells(blank, scene.owner_map).any()
