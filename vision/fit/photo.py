@@ -26,6 +26,7 @@ from .backs import CalibratedBack
 from .band import BAND_END_MARGIN_PX, RowBand, crop_band, row_band, stretch_band, turned_band
 from .face_up import mark_face_up
 from .rows import RowFit, RowFitSettings, fit_row, top_card_match
+from .shear import edge_slant, squared_band
 from .siblings import SiblingWindows, decide_siblings
 from .spine import FOREGROUND_LEVEL, foreground_regions, group_region, row_band_from_region
 
@@ -102,23 +103,34 @@ def group_band(image_bgr: np.ndarray, layout: PhotoLayout, group: CardGroup) -> 
         return row_band(image_bgr, quads)
 
 
+def _mean_mismatch(fit: RowFit) -> float:
+    """The fit's mismatch per band column (strips weighed by their width): comparable between
+    two readings of one band, whatever their lengths and counts."""
+    widths = sum(strip.width_px for strip in fit.strips)
+    return sum(strip.mismatch * strip.width_px for strip in fit.strips) / max(widths, 1)
+
+
 def fit_band(image_bgr: np.ndarray, band: RowBand, layout: PhotoLayout,
              backs: Sequence[CalibratedBack], settings: RowFitSettings, windows: SiblingWindows,
              embedder: BackEmbedder | None) -> tuple[RowBand, RowFit]:
-    """One band cut to its cards, turned the way its top card fits a back best, stretched to
-    that card, explained by the row program with the edge head, its strips' decks decided
-    among close siblings, and fronts given no deck (none is told without ``embedder``).
+    """One band cut to its cards, its card edges squared to it, read both ways the card may
+    lie across it, each stretched to its top card and explained by the row program with the
+    edge head; the reading whose strips match their backs better is kept, its strips' decks
+    decided among close siblings, and fronts given no deck (none is told without
+    ``embedder``).
 
-    The turn is tried because a row's width alone does not say which side of the card lies
+    Both turns are tried because a row's width alone does not say which side of the card lies
     across it where the layout's rectangles are wrong (the card's size read short or turned):
-    a band read the wrong way holds cards half again too long, and the program fills them
-    with slivers."""
+    a band read the wrong way holds cards half again too long, which the templates fit badly.
+    The whole row decides, not its top card alone: that one is often cut by the photo's edge
+    or face up."""
     band = trim_to_cards(band, layout)
-    readings = [band, turned_band(band, image_bgr)]
-    matches = [top_card_match(reading, backs) for reading in readings]
-    pick = max(range(2), key=lambda k: matches[k][1])
-    band = stretch_band(readings[pick], matches[pick][0])
-    fit = fit_row(band, backs, edge_across(layout, band), settings)
+    band = squared_band(band, image_bgr, edge_slant(edge_at(layout, band.map_xy), band.card_wh[0]))
+    fitted = []
+    for reading in (band, turned_band(band, image_bgr)):
+        reading = stretch_band(reading, top_card_match(reading, backs)[0])
+        fitted.append((reading, fit_row(reading, backs, edge_across(layout, reading), settings)))
+    band, fit = min(fitted, key=lambda pair: _mean_mismatch(pair[1]))
     fit = decide_siblings(band, fit, backs, windows=windows)
     return band, fit if embedder is None else mark_face_up(band, fit, embedder)
 
