@@ -139,6 +139,7 @@ def layout_chain(args: argparse.Namespace, network: LayoutNetwork, seed0: int) -
             tally["total_exact"] += sum(counts.values()) == sum(truth.values())
             tally["deck_exact"] += off == 0
             tally["cards_off"] += off
+            tally["total_off"] += abs(sum(counts.values()) - sum(truth.values()))
             tally["cards"] += sum(truth.values())
             tally["seconds"] += seconds
         if args.verbose:
@@ -147,6 +148,7 @@ def layout_chain(args: argparse.Namespace, network: LayoutNetwork, seed0: int) -
         "photos": int(t["photos"]), "total_exact": round(t["total_exact"] / t["photos"], 3),
         "deck_exact": round(t["deck_exact"] / t["photos"], 3),
         "cards_off_per_photo": round(t["cards_off"] / t["photos"], 2),
+        "total_off_per_photo": round(t["total_off"] / t["photos"], 2),
         "cards_per_photo": round(t["cards"] / t["photos"], 1),
         "fit_seconds_per_photo": round(t["seconds"] / t["photos"], 2)}
         for key, t in sorted(tallies.items())}
