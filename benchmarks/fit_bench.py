@@ -33,9 +33,9 @@ from cardtally.models.synth.designs import load_design
 from cardtally.models.synth.scene import Scene, SceneOptions, render_scene
 from cardtally.vision.embed import BackEmbedder
 from cardtally.vision.fit.backs import CalibratedBack
-from cardtally.vision.fit.band import RowBand, row_band
+from cardtally.vision.fit.band import EDGE_TRIM, RowBand, row_band
 from cardtally.vision.fit.face_up import mark_face_up
-from cardtally.vision.fit.photo import EDGE_TRIM, edge_across, fit_regions
+from cardtally.vision.fit.photo import edge_across, fit_regions
 from cardtally.vision.fit.rows import RowFitSettings, fit_row
 from cardtally.vision.fit.siblings import SiblingWindows, decide_siblings
 from cardtally.vision.layout.maps import LayoutNetwork

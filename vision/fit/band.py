@@ -27,6 +27,9 @@ BAND_CARD_SHORT_PX = int(round(BAND_CARD_LONG_PX * CARD_ASPECT))
 #: Table shown before the first card and after the last, band pixels: the ends measured from
 #: the cards' outlines are a few pixels off, so the fit finds them itself within this slack.
 BAND_END_MARGIN_PX = 4
+#: Band rows left out at the top and bottom when edges across the band are read (the row's
+#: own long edges run there).
+EDGE_TRIM = 1 / 8
 #: Width of the Gaussian that blends neighbouring cards' homographies, in card widths.
 BLEND_SIGMA_CARDS = 0.35
 

@@ -23,16 +23,20 @@ from ..embed import BackEmbedder
 from ..layout.groups import CardGroup
 from ..layout.photo import PhotoLayout
 from .backs import CalibratedBack
-from .band import BAND_END_MARGIN_PX, RowBand, crop_band, row_band, stretch_band, turned_band
+from .band import (
+    BAND_END_MARGIN_PX,
+    EDGE_TRIM,
+    RowBand,
+    crop_band,
+    row_band,
+    stretch_band,
+    turned_band,
+)
 from .face_up import mark_face_up
 from .rows import RowFit, RowFitSettings, fit_row, top_card_match
 from .shear import edge_slant, squared_band
 from .siblings import SiblingWindows, decide_siblings
 from .spine import FOREGROUND_LEVEL, foreground_regions, group_region, row_band_from_region
-
-#: Band rows left out at the top and bottom when reading an edge across the band (the row's
-#: own long edges run there).
-EDGE_TRIM = 1 / 8
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .band import RowBand, sample_photo
+from .band import EDGE_TRIM, RowBand, sample_photo
 
 #: Slants tried: band columns an edge moves per band row (0.6 is about 31 degrees).
 SHEARS = np.linspace(-0.6, 0.6, 25)
-#: Band rows left out at the top and bottom (the row's own long edges run there).
-SHEAR_TRIM = 1 / 8
 #: The slant is measured over windows this many card widths long.
 WINDOW_CARDS = 1.5
 #: Windows whose sharpness gains less than this share over the unsheared profile are not read:
@@ -42,7 +40,7 @@ def edge_slant(edge_band: np.ndarray, card_width_px: int) -> np.ndarray:
     ``SHEARS``' range) from the edge head's map read on the band (H, L); zeros where no window
     shows edges clearly."""
     height, length = edge_band.shape
-    trim = int(height * SHEAR_TRIM)
+    trim = int(height * EDGE_TRIM)
     edge = np.ascontiguousarray(edge_band.astype(np.float32))
     window = max(3, int(WINDOW_CARDS * card_width_px))
     energy = []
