@@ -125,7 +125,7 @@ def edge_samples(image: np.ndarray, owner: np.ndarray, edge_prob: np.ndarray
     h, w = edge_prob.shape
     edge_all = any_at_stride(boundary_map(owner), s)[:h, :w]
     edge_between = any_at_stride(boundary_map(owner, cards_only=True), s)[:h, :w]
-    printed = printed_cells(image, owner, s)[:h, :w]
+    printed = printed_cells(image, owner, edge_all, s)
     return {"edge": edge_prob[edge_all], "between": edge_prob[edge_between],
             "print": edge_prob[printed]}
 

@@ -35,10 +35,8 @@ def layout_loss(output: torch.Tensor, batch: dict[str, torch.Tensor]
     on_edge = edge_t > 0
     terms: dict[str, torch.Tensor] = {}
     terms["foreground"] = F.binary_cross_entropy_with_logits(output[:, 0], fg_t)
-    printed = batch.get("printed")
-    edge_weight = None if printed is None else 1.0 + PRINT_NEG_WEIGHT * printed
     terms["edge"] = F.binary_cross_entropy_with_logits(
-        output[:, 1], edge_t, weight=edge_weight,
+        output[:, 1], edge_t, weight=1.0 + PRINT_NEG_WEIGHT * batch["printed"],
         pos_weight=torch.tensor(EDGE_POS_WEIGHT, device=output.device))
     terms["corner"] = corner_loss(output[:, 2], batch["corner"])
     orient = output[:, 3:5].permute(0, 2, 3, 1)[on_edge]

@@ -27,18 +27,18 @@ PRINT_GRADIENT = 60.0
 PRINT_EDGE_CLEARANCE = 2
 
 
-def printed_cells(image_bgr: np.ndarray, owner: np.ndarray, stride: int = LAYOUT_STRIDE
-                  ) -> np.ndarray:
-    """(h, w) bool: cells wholly inside a card, clear of every card boundary, that hold a
-    strong line of the design's print: where an edge detector that reads print would fire."""
-    h, w = owner.shape[0] // stride, owner.shape[1] // stride
-    edge_all = any_at_stride(boundary_map(owner), stride)[:h, :w]
+def printed_cells(image_bgr: np.ndarray, owner: np.ndarray, edge_cells: np.ndarray,
+                  stride: int = LAYOUT_STRIDE) -> np.ndarray:
+    """(h, w) bool: cells wholly inside a card, clear of every card boundary (``edge_cells``,
+    (h, w): the cells a boundary crosses), that hold a strong line of the design's print:
+    where an edge detector that reads print would fire."""
+    h, w = edge_cells.shape
     grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
     grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
     grad_cells = grad[: h * stride, : w * stride].reshape(h, stride, w, stride).max(axis=(1, 3))
     on_card = (owner[: h * stride, : w * stride].reshape(h, stride, w, stride) >= 0).all(axis=(1, 3))
     reach = 2 * PRINT_EDGE_CLEARANCE + 1
-    near_edge = cv2.dilate(edge_all.astype(np.uint8), np.ones((reach, reach), np.uint8)) > 0
+    near_edge = cv2.dilate(edge_cells.astype(np.uint8), np.ones((reach, reach), np.uint8)) > 0
     return on_card & ~near_edge & (grad_cells >= PRINT_GRADIENT)
 
 
@@ -99,7 +99,7 @@ def layout_targets(scene: Scene, stride: int = LAYOUT_STRIDE) -> LayoutTargets:
     log_size = np.zeros((h, w), np.float32)
     quad_ok = np.zeros((h, w), np.float32)
     card_orient = np.zeros((2, h, w), np.float32)
-    printed = printed_cells(scene.image, owner, stride).astype(np.float32)
+    printed = printed_cells(scene.image, owner, edge_mask[:h, :w], stride).astype(np.float32)
     if n == 0:
         return LayoutTargets(foreground, edge_mask.astype(np.float32), edge_orient, corner,
                              offset, log_size, quad_ok, card_orient, printed)

@@ -93,4 +93,5 @@ def test_a_plain_card_has_no_printed_cells():
     blank = scene.image.copy()
     blank[scene.owner_map == 0] = (200, 180, 160)
     from cardtally.models.layout.targets import printed_cells
-    assert not printed_cells(blank, scene.owner_map).any()
+    edge_cells = layout_targets(scene).edge > 0
+    assert not printed_cells(blank, scene.owner_map, edge_cells).any()

@@ -33,7 +33,7 @@ from .band import (
     turned_band,
 )
 from .face_up import mark_face_up
-from .rows import RowFit, RowFitSettings, fit_row, top_card_match
+from .rows import RowFit, RowFitSettings, fit_row, top_card_stretch
 from .shear import edge_slant, squared_band
 from .siblings import SiblingWindows, decide_siblings
 from .spine import FOREGROUND_LEVEL, foreground_regions, group_region, row_band_from_region
@@ -132,7 +132,7 @@ def fit_band(image_bgr: np.ndarray, band: RowBand, layout: PhotoLayout,
     band = squared_band(band, image_bgr, edge_slant(edge_at(layout, band.map_xy), band.card_wh[0]))
     fitted = []
     for reading in (band, turned_band(band, image_bgr)):
-        reading = stretch_band(reading, top_card_match(reading, backs)[0])
+        reading = stretch_band(reading, top_card_stretch(reading, backs))
         fitted.append((reading, fit_row(reading, backs, edge_across(layout, reading), settings)))
     band, fit = min(fitted, key=lambda pair: _mean_mismatch(pair[1]))
     fit = decide_siblings(band, fit, backs, windows=windows)
